@@ -1,0 +1,320 @@
+//! The only wiring: arguments → source → Snapshot → replay → report → render → stdout.
+//! No decisions live here.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{CommandFactory, Parser};
+
+use crate::cli::{Cli, ColorChoice, Command, Output, Severity, SortBy};
+use crate::engine::{self, Replay};
+use crate::error::{Error, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use crate::object_ref::{did_you_mean, Kind, ObjectRef};
+use crate::render::{self, Format, Styles, TableOptions};
+use crate::report::{self, Report, Scope};
+use crate::snapshot::Snapshot;
+use crate::source::{self, ClusterArgs, Source};
+
+/// The process entry point: parses arguments (or serves kubectl's completion protocol).
+pub fn main() -> ExitCode {
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let invoked_as = std::path::Path::new(&argv0).file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+    if invoked_as.starts_with("kubectl_complete-") {
+        let words: Vec<String> = std::env::args().skip(1).collect();
+        return finish(crate::completion::cobra(&words));
+    }
+    let cli = Cli::parse();
+    let color = color_enabled(cli.output.color);
+    owo_colors::set_override(color);
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(miette::MietteHandlerOpts::new().color(color).unicode(color).build())
+    }));
+    match run(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Usage(message)) => {
+            let mut cmd = Cli::command();
+            cmd.error(clap::error::ErrorKind::InvalidValue, message).print().ok();
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Error(e)) => {
+            let code = e.exit_code();
+            eprintln!("{:?}", miette::Report::new(*e));
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn finish(text: String) -> ExitCode {
+    write_stdout(&text).map_or(ExitCode::from(EXIT_ERROR), |()| ExitCode::from(EXIT_OK))
+}
+
+enum Failure {
+    Usage(String),
+    Error(Box<Error>),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Error(Box::new(e))
+    }
+}
+
+fn color_enabled(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v == "0") && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<u8, Failure> {
+    if let Command::Completion { shell } = &cli.command {
+        let mut out = Vec::new();
+        clap_complete::generate(*shell, &mut Cli::command(), "kubectl-consolidation", &mut out);
+        write_stdout(&String::from_utf8_lossy(&out))?;
+        return Ok(EXIT_OK);
+    }
+    let format = match (&cli.command, &cli.output.output) {
+        (Command::Snapshot { .. }, _) => Format::Yaml,
+        (_, Output::Format(f)) => *f,
+        (_, Output::File(path)) => {
+            return Err(Failure::Usage(format!(
+                "-o {}: only `snapshot` writes to a file; use -o text|wide|json|yaml|markdown",
+                path.display()
+            )))
+        }
+    };
+    let source = source_of(cli)?;
+    let mut snapshot = source::load(&source)?;
+    if let Some(path) = &cli.input.prices {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
+        let types = source::prices::parse_prices(&text, &path.display().to_string())?;
+        snapshot.merge_instance_types(types);
+        snapshot.info.price_source = Some("file".into());
+    }
+    let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
+    if let Command::Snapshot { redact } = &cli.command {
+        return write_snapshot(cli, &snapshot, *redact);
+    }
+    let overrides = crate::whatif::apply(&mut snapshot, &cli.input.overrides).map_err(Failure::Usage)?;
+    let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
+    let table = TableOptions { no_headers: cli.output.no_headers };
+    let (report, exit) = build_report(cli, &source, &snapshot, now, &overrides)?;
+    write_stdout(&render::render(&report, format, &styles, table))?;
+    Ok(exit)
+}
+
+fn build_report(
+    cli: &Cli,
+    source: &Source,
+    snapshot: &Snapshot,
+    now: jiff::Timestamp,
+    overrides: &[String],
+) -> Result<(Report, u8), Failure> {
+    Ok(match &cli.command {
+        Command::Plan => {
+            let replay = engine::replay(snapshot, now);
+            let mut plan = report::plan::plan(&replay, overrides);
+            sort_nodes(&mut plan.nodes, cli.output.sort_by);
+            (Report::Plan(plan), EXIT_OK)
+        }
+        Command::Explain { target } => {
+            let replay = engine::replay(snapshot, now);
+            let name = resolve_node(&replay, snapshot, target, cli.kube.namespace.as_deref())?;
+            let explanation = report::explain::explain(&replay, snapshot, &name)
+                .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
+            (Report::Explain(Box::new(explanation)), EXIT_OK)
+        }
+        Command::Score { target } => {
+            if target.kind != Kind::NodePool {
+                return Err(Failure::Usage(format!("score takes nodepool/NAME, not {target}")));
+            }
+            let pool = engine::scoring::score_pool(snapshot, now, &target.name).ok_or_else(|| {
+                not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
+            })?;
+            (Report::Score(report::score::score(&pool)), EXIT_OK)
+        }
+        Command::PdbAudit { fail_on } => {
+            let scope = scope(cli, source);
+            let audit = report::pdb_audit::pdb_audit(snapshot, now, &scope);
+            let exit = match fail_on {
+                Some(threshold) if audit.findings.iter().any(|f| severity_rank(&f.severity) >= *threshold as u8) => {
+                    EXIT_FINDINGS
+                }
+                _ => EXIT_OK,
+            };
+            (Report::PdbAudit(audit), exit)
+        }
+        Command::Budgets { target } => {
+            let replay = engine::replay(snapshot, now);
+            let pool = match target {
+                Some(t) if t.kind != Kind::NodePool => {
+                    return Err(Failure::Usage(format!("budgets takes nodepool/NAME, not {t}")));
+                }
+                Some(t) => {
+                    if !replay.budgets.contains_key(&t.name) {
+                        return Err(not_found(Kind::NodePool, &t.name, replay.budgets.keys().map(String::as_str)).into());
+                    }
+                    Some(t.name.as_str())
+                }
+                None => None,
+            };
+            (Report::Budgets(report::budgets::budgets(&replay, pool)), EXIT_OK)
+        }
+        Command::Snapshot { .. } | Command::Completion { .. } => unreachable!("handled before the replay"),
+    })
+}
+
+fn severity_rank(s: &impl serde::Serialize) -> u8 {
+    match serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref() {
+        Some("critical") => Severity::Critical as u8,
+        Some("warning") => Severity::Warning as u8,
+        _ => Severity::Info as u8,
+    }
+}
+
+fn sort_nodes(nodes: &mut [report::plan::NodeSummary], by: Option<SortBy>) {
+    match by {
+        None | Some(SortBy::Name) => {}
+        Some(SortBy::Verdict) => nodes.sort_by(|a, b| a.verdict.cmp(&b.verdict).then_with(|| a.name.cmp(&b.name))),
+        Some(SortBy::Price) => nodes.sort_by(|a, b| {
+            b.price.unwrap_or(0.0).total_cmp(&a.price.unwrap_or(0.0)).then_with(|| a.name.cmp(&b.name))
+        }),
+        Some(SortBy::Cost) => nodes.sort_by(|a, b| a.disruption_cost.total_cmp(&b.disruption_cost).then_with(|| a.name.cmp(&b.name))),
+        Some(SortBy::Pool) => nodes.sort_by(|a, b| (&a.node_pool, &a.name).cmp(&(&b.node_pool, &b.name))),
+    }
+}
+
+fn source_of(cli: &Cli) -> Result<Source, Failure> {
+    if let Some(path) = &cli.input.snapshot {
+        return Ok(Source::File(path.clone()));
+    }
+    if cli.input.demo {
+        return Ok(Source::Demo);
+    }
+    Ok(Source::Cluster(cluster_args(cli)?))
+}
+
+fn cluster_args(cli: &Cli) -> Result<ClusterArgs, Failure> {
+    let request_timeout = match cli.kube.request_timeout.as_deref() {
+        None => None,
+        Some("0") => Some(Duration::ZERO),
+        Some(raw) => {
+            let parsed = raw
+                .parse::<u64>()
+                .map(Duration::from_secs)
+                .or_else(|_| raw.parse::<jiff::SignedDuration>().map_err(|e| e.to_string()).and_then(|d| Duration::try_from(d).map_err(|e| e.to_string())))
+                .map_err(|e| Failure::Usage(format!("--request-timeout {raw}: {e}")))?;
+            Some(parsed)
+        }
+    };
+    Ok(ClusterArgs {
+        kubeconfig: cli.kube.kubeconfig.as_ref().map(Into::into),
+        context: cli.kube.context.clone(),
+        cluster: cli.kube.cluster.clone(),
+        user: cli.kube.user.clone(),
+        request_timeout,
+        progress: true,
+    })
+}
+
+fn scope(cli: &Cli, source: &Source) -> Scope {
+    let namespace = cli.kube.namespace.clone().or_else(|| match source {
+        Source::Cluster(args) if !cli.kube.all_namespaces => source::default_namespace(args).or(Some("default".into())),
+        _ => None,
+    });
+    Scope {
+        all_namespaces: cli.kube.all_namespaces || namespace.is_none(),
+        namespace: if cli.kube.all_namespaces { None } else { namespace },
+        selector: cli.kube.selector.clone(),
+    }
+}
+
+/// A target → the node name it stands for (a pod's node, a NodeClaim's node).
+fn resolve_node(replay: &Replay, snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
+    match target.kind {
+        Kind::Node => replay
+            .nodes
+            .iter()
+            .find(|n| n.name == target.name)
+            .map(|n| n.name.clone())
+            .ok_or_else(|| not_found(Kind::Node, &target.name, replay.nodes.iter().map(|n| n.name.as_str()))),
+        Kind::NodeClaim => replay
+            .nodes
+            .iter()
+            .find(|n| n.node_claim.as_deref() == Some(&target.name))
+            .map(|n| n.name.clone())
+            .ok_or_else(|| not_found(Kind::NodeClaim, &target.name, replay.nodes.iter().filter_map(|n| n.node_claim.as_deref()))),
+        Kind::Pod => {
+            let ns = namespace.unwrap_or("default");
+            let pod = snapshot
+                .pods
+                .iter()
+                .find(|p| p.metadata.name == target.name && p.metadata.namespace() == ns)
+                .ok_or_else(|| {
+                    not_found(
+                        Kind::Pod,
+                        &format!("{ns}/{}", target.name),
+                        snapshot.pods.iter().filter(|p| p.metadata.namespace() == ns).map(|p| p.metadata.name.as_str()),
+                    )
+                })?;
+            pod.spec.node_name.clone().ok_or_else(|| Error::TargetNotFound {
+                kind: "node of pod".into(),
+                name: format!("{ns}/{}", target.name),
+                help: "the pod is not bound to a node: nothing to explain until it is scheduled".into(),
+            })
+        }
+        Kind::NodePool => Err(Error::TargetNotFound {
+            kind: "node".into(),
+            name: target.to_string(),
+            help: "explain takes node/NAME, nodeclaim/NAME or pod/NAME; for a NodePool use `score nodepool/NAME` or `budgets nodepool/NAME`".into(),
+        }),
+    }
+}
+
+fn not_found<'a>(kind: Kind, name: &str, known: impl Iterator<Item = &'a str>) -> Error {
+    let known: Vec<&str> = known.collect();
+    let help = match did_you_mean(name, known.iter().copied()) {
+        Some(best) => format!("did you mean {kind}/{best}?"),
+        None if known.is_empty() => format!("the snapshot has no {kind}"),
+        None => format!("known: {}", known.iter().take(8).copied().collect::<Vec<_>>().join(", ")),
+    };
+    Error::TargetNotFound { kind: kind.to_string(), name: name.to_owned(), help }
+}
+
+fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Failure> {
+    let snapshot = if redact { crate::snapshot::redact::redact(snapshot) } else { snapshot.clone() };
+    let document = snapshot.to_document();
+    let (json, path) = match &cli.output.output {
+        Output::Format(Format::Json) => (true, None),
+        Output::Format(Format::Yaml | Format::Text) => (false, None),
+        Output::Format(other) => {
+            return Err(Failure::Usage(format!("snapshot writes yaml or json, not {other:?}").to_lowercase()))
+        }
+        Output::File(path) => (path.extension().is_some_and(|e| e == "json"), Some(path.clone())),
+    };
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&document).expect("snapshots serialise");
+        t.push('\n');
+        t
+    } else {
+        serde_saphyr::to_string(&document).expect("snapshots serialise")
+    };
+    match path {
+        Some(path) => std::fs::write(&path, text).map_err(|e| Error::Io { path, source: e })?,
+        None => write_stdout(&text)?,
+    }
+    Ok(EXIT_OK)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn write_stdout(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
+        _ => Ok(()),
+    }
+}

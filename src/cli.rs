@@ -1,0 +1,179 @@
+//! The command line, declared with clap derive. No behaviour lives here.
+//!
+//! kubectl passes no global flags to plugins, so kubectl's own flags are declared here.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::object_ref::ObjectRef;
+use crate::render::Format;
+
+/// Explain what Karpenter's disruption controller will do to your nodes, and why.
+///
+/// Replays one round of Karpenter's consolidation (Emptiness, Drift, Multi- and SingleNode
+/// consolidation) from a live cluster or a snapshot file, and names the upstream function
+/// behind every decision.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl-consolidation", bin_name = "kubectl consolidation", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The whole pipeline for one node, step by step, and its verdict.
+    ///
+    /// TARGET is node/NAME (or a bare node name), nodeclaim/NAME, or pod/NAME with -n.
+    Explain {
+        target: ObjectRef,
+    },
+    /// The round: which method acts, its commands, and a verdict per node.
+    Plan,
+    /// Balanced score of every candidate of a NodePool, the pool baseline and the threshold.
+    Score {
+        /// nodepool/NAME
+        target: ObjectRef,
+    },
+    /// PodDisruptionBudgets judged against replicas, placement and NodePool settings.
+    PdbAudit {
+        /// Exit 3 when a finding at or above this severity exists.
+        #[arg(long, value_enum)]
+        fail_on: Option<Severity>,
+    },
+    /// Allowed disruptions per NodePool and reason now, and the schedule windows.
+    Budgets {
+        /// nodepool/NAME (default: every NodePool)
+        target: Option<ObjectRef>,
+    },
+    /// Write the state that was read, to replay offline or attach to a bug report.
+    ///
+    /// `-o FILE` writes to a file (format from its extension), `-o json|yaml` to stdout.
+    Snapshot {
+        /// Replace names, namespaces and label values by stable hashes (well-known keys kept).
+        #[arg(long)]
+        redact: bool,
+    },
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completion {
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+/// Where the state comes from.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Replay a snapshot file (YAML or JSON; `-` for stdin) instead of the cluster.
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "demo")]
+    pub snapshot: Option<PathBuf>,
+    /// Replay the built-in snapshot of the seed incident.
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// Add prices: an InstanceTypes document or Karpenter's /metrics text.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub prices: Option<PathBuf>,
+    /// Fix the clock (RFC 3339). Default: the snapshot's capturedAt, else now.
+    #[arg(long, global = true, value_name = "RFC3339")]
+    pub now: Option<jiff::Timestamp>,
+    /// What-if override applied before the replay: `consolidationPolicy=Balanced`,
+    /// `nodepool/P.consolidateAfter=5m`, `budgets=20%`, `pod-deletion-cost=ns/pod=N`.
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+/// kubectl's connection and scope flags.
+#[derive(Debug, Args)]
+pub struct KubeArgs {
+    /// Path to the kubeconfig file(s), colon-separated.
+    #[arg(long, global = true, env = "KUBECONFIG", value_name = "PATH", hide_env_values = true)]
+    pub kubeconfig: Option<String>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true)]
+    pub context: Option<String>,
+    /// The kubeconfig cluster to use.
+    #[arg(long, global = true)]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use.
+    #[arg(long, global = true)]
+    pub user: Option<String>,
+    /// Namespace scope (default: the context's namespace).
+    #[arg(short = 'n', long, global = true)]
+    pub namespace: Option<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+    /// Label selector, kubectl syntax (`app=web,tier!=db`).
+    #[arg(short = 'l', long, global = true)]
+    pub selector: Option<String>,
+    /// Per-request timeout (`30s`, `1m`; `0` = no timeout).
+    #[arg(long, global = true, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format: text, wide, json, yaml, markdown (`snapshot`: also a file path).
+    #[arg(short = 'o', long = "output", global = true, default_value = "text")]
+    pub output: Output,
+    /// Don't print table headers.
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+    /// Sort table rows: name, verdict, price, cost, pool.
+    #[arg(long, global = true, value_enum)]
+    pub sort_by: Option<SortBy>,
+    /// Colour: auto (a terminal, unless NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortBy {
+    Name,
+    Verdict,
+    Price,
+    Cost,
+    Pool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `-o`: a format, or (for `snapshot`) a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Format(Format),
+    File(PathBuf),
+}
+
+impl FromStr for Output {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Ok(format) = Format::from_str(s, true) {
+            return Ok(Output::Format(format));
+        }
+        if s.contains('.') || s.contains('/') {
+            return Ok(Output::File(PathBuf::from(s)));
+        }
+        Err(format!("`{s}` is not an output format (text, wide, json, yaml, markdown) or a file path"))
+    }
+}

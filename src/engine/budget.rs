@@ -1,0 +1,352 @@
+//! Disruption budgets: how many nodes of a NodePool may be disrupted, per reason, at one instant.
+//!
+//! Mirrors karpenter `pkg/apis/v1/nodepool.go` (`GetAllowedDisruptionsByReason`,
+//! `Budget.IsActive`, `GetScaledValueFromIntOrPercent` rounding up) and
+//! `pkg/controllers/disruption/helpers.go` (`BuildDisruptionBudgetMapping`). Pure: the instant is
+//! the snapshot's clock; cron schedules are evaluated in UTC against it.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use croner::Cron;
+use jiff::{SignedDuration, Timestamp, tz::TimeZone};
+use serde::Serialize;
+
+use super::state::Cluster;
+use crate::snapshot::{Budget, NodePool};
+
+/// The three reasons budgets are kept for, in Karpenter's capitalisation.
+pub const REASONS: [&str; 3] = ["Empty", "Drifted", "Underutilized"];
+
+/// What Karpenter uses for "no limit".
+pub const UNBOUNDED: i64 = i32::MAX as i64;
+
+/// One budget of a NodePool, evaluated now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetStatus {
+    pub nodes: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<String>,
+    pub active: bool,
+    /// Nodes it allows now; `None` when inactive (unbounded).
+    pub value: Option<i64>,
+    /// When an active window closes, or an inactive one next opens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_closes_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_opens_at: Option<Timestamp>,
+    /// A budget that fails to parse: Karpenter then allows 0 for the whole NodePool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Allowed disruptions of one NodePool for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasonBudget {
+    pub reason: String,
+    /// Minimum over the active budgets that apply to the reason (`UNBOUNDED` if none).
+    pub allowed: i64,
+    /// Allowed minus nodes already disrupting, never below 0.
+    pub remaining: i64,
+    /// Indices into [`PoolBudgets::budgets`] of the budgets that apply to this reason.
+    pub applies: Vec<usize>,
+}
+
+/// Every budget figure of one NodePool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolBudgets {
+    pub node_pool: String,
+    /// Managed, initialized nodes of the pool that are not terminating.
+    pub counted_nodes: i64,
+    /// Of those, nodes not Ready, deleting or already in Karpenter's queue.
+    pub disrupting: Vec<String>,
+    pub budgets: Vec<BudgetStatus>,
+    pub by_reason: Vec<ReasonBudget>,
+    /// The budget list was omitted, so the CRD default `10%` applies.
+    pub defaulted: bool,
+}
+
+impl PoolBudgets {
+    /// Remaining disruptions for a reason.
+    pub fn remaining(&self, reason: &str) -> i64 {
+        self.by_reason.iter().find(|r| r.reason == reason).map_or(UNBOUNDED, |r| r.remaining)
+    }
+
+    pub fn for_reason(&self, reason: &str) -> Option<&ReasonBudget> {
+        self.by_reason.iter().find(|r| r.reason == reason)
+    }
+}
+
+/// Budgets of every NodePool.
+///
+/// Mirrors [`crate::upstream::BUILD_BUDGET_MAPPING`].
+pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudgets> {
+    let mut counted: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut disrupting: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for node in &cluster.nodes {
+        let Some(pool) = node.node_pool_name() else { continue };
+        let terminating = node.claim.is_some_and(|c| crate::snapshot::is_true(&c.status.conditions, "InstanceTerminating"));
+        if !node.managed() || !node.initialized() || terminating {
+            continue;
+        }
+        *counted.entry(pool).or_default() += 1;
+        if !node.ready() || node.marked_for_deletion() || node.already_disrupting() {
+            disrupting.entry(pool).or_default().push(node.name.clone());
+        }
+    }
+    cluster
+        .pools
+        .values()
+        .map(|pool| {
+            let name = pool.metadata.name.as_str();
+            let budgets = pool_budgets(
+                pool,
+                counted.get(name).copied().unwrap_or(0),
+                disrupting.remove(name).unwrap_or_default(),
+                cluster.now,
+            );
+            (name.to_owned(), budgets)
+        })
+        .collect()
+}
+
+/// Evaluates one NodePool's budgets for `counted_nodes` at `now`.
+pub fn pool_budgets(pool: &NodePool, counted_nodes: i64, disrupting: Vec<String>, now: Timestamp) -> PoolBudgets {
+    let declared = pool.spec.disruption.as_ref().and_then(|d| d.budgets.clone());
+    let defaulted = declared.is_none();
+    let budgets: Vec<Budget> =
+        declared.unwrap_or_else(|| vec![Budget { nodes: "10%".into(), ..Budget::default() }]);
+    let statuses: Vec<BudgetStatus> = budgets.iter().map(|b| evaluate(b, counted_nodes, now)).collect();
+    let any_error = statuses.iter().any(|s| s.error.is_some());
+    let in_flight = disrupting.len() as i64;
+    let by_reason = REASONS
+        .iter()
+        .map(|reason| {
+            let applies: Vec<usize> = budgets
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.reasons.as_ref().is_none_or(|rs| rs.iter().any(|r| r == reason)))
+                .map(|(i, _)| i)
+                .collect();
+            let allowed = if any_error {
+                0
+            } else {
+                applies.iter().filter_map(|&i| statuses[i].value).min().unwrap_or(UNBOUNDED)
+            };
+            ReasonBudget { reason: (*reason).to_owned(), allowed, remaining: (allowed - in_flight).max(0), applies }
+        })
+        .collect();
+    PoolBudgets {
+        node_pool: pool.metadata.name.clone(),
+        counted_nodes,
+        disrupting,
+        budgets: statuses,
+        by_reason,
+        defaulted,
+    }
+}
+
+fn evaluate(budget: &Budget, counted_nodes: i64, now: Timestamp) -> BudgetStatus {
+    let mut status = BudgetStatus {
+        nodes: budget.nodes.clone(),
+        reasons: budget.reasons.clone(),
+        schedule: budget.schedule.clone(),
+        duration: budget.duration.clone(),
+        active: true,
+        value: None,
+        window_closes_at: None,
+        window_opens_at: None,
+        error: None,
+    };
+    let value = match scaled_value(&budget.nodes, counted_nodes) {
+        Ok(v) => v,
+        Err(e) => {
+            status.error = Some(e);
+            status.value = Some(0);
+            return status;
+        }
+    };
+    match (&budget.schedule, &budget.duration) {
+        (None, None) => {}
+        (Some(schedule), Some(duration)) => match window(schedule, duration, now) {
+            Ok(w) => {
+                status.active = w.active;
+                status.window_closes_at = w.closes_at;
+                status.window_opens_at = w.opens_at;
+            }
+            Err(e) => {
+                status.error = Some(e);
+                status.value = Some(0);
+                return status;
+            }
+        },
+        _ => {
+            status.error = Some("schedule and duration must be set together".into());
+            status.value = Some(0);
+            return status;
+        }
+    }
+    status.value = status.active.then_some(value);
+    status
+}
+
+/// `nodes` as an integer, or a percentage of `total` rounded up.
+pub fn scaled_value(nodes: &str, total: i64) -> Result<i64, String> {
+    let nodes = nodes.trim();
+    if let Some(percent) = nodes.strip_suffix('%') {
+        let p: i64 = percent.parse().map_err(|_| format!("invalid budget nodes `{nodes}`"))?;
+        if !(0..=100).contains(&p) {
+            return Err(format!("invalid budget nodes `{nodes}`: percentage must be 0-100"));
+        }
+        return Ok((p * total + 99) / 100);
+    }
+    nodes.parse::<i64>().ok().filter(|v| *v >= 0).ok_or_else(|| format!("invalid budget nodes `{nodes}`"))
+}
+
+struct Window {
+    active: bool,
+    closes_at: Option<Timestamp>,
+    opens_at: Option<Timestamp>,
+}
+
+/// Whether a cron hit happened within the last `duration` (boundary inclusive), and the window
+/// edges around now.
+///
+/// Mirrors [`crate::upstream::BUDGET_IS_ACTIVE`].
+fn window(schedule: &str, duration: &str, now: Timestamp) -> Result<Window, String> {
+    let cron = parse_schedule(schedule)?;
+    let duration: SignedDuration =
+        duration.parse().map_err(|e| format!("invalid budget duration `{duration}`: {e}"))?;
+    let zoned = |t: Timestamp| t.to_zoned(TimeZone::UTC);
+    let start = now.checked_sub(duration).map_err(|e| e.to_string())?;
+    let next_after_start = cron
+        .find_next_occurrence(&zoned(start), false)
+        .map_err(|e| format!("schedule `{schedule}` never fires: {e}"))?
+        .timestamp();
+    let active = next_after_start <= now;
+    if active {
+        let last = cron.find_previous_occurrence(&zoned(now), true).map(|z| z.timestamp()).unwrap_or(next_after_start);
+        Ok(Window { active, closes_at: last.checked_add(duration).ok(), opens_at: None })
+    } else {
+        Ok(Window { active, closes_at: None, opens_at: Some(next_after_start) })
+    }
+}
+
+/// Karpenter's schedule syntax: five fields or a macro, UTC, no `CRON_TZ`.
+pub fn parse_schedule(schedule: &str) -> Result<Cron, String> {
+    let trimmed = schedule.trim();
+    let expanded = match trimmed {
+        "@midnight" | "@daily" => "0 0 * * *",
+        "@yearly" | "@annually" => "0 0 1 1 *",
+        "@monthly" => "0 0 1 * *",
+        "@weekly" => "0 0 * * 0",
+        "@hourly" => "0 * * * *",
+        other => other,
+    };
+    if expanded.split_whitespace().count() != 5 {
+        return Err(format!("invalid schedule `{schedule}`: expected 5 fields or @daily-style macro"));
+    }
+    Cron::from_str(expanded).map_err(|e| format!("invalid schedule `{schedule}`: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pool_budgets, scaled_value, UNBOUNDED};
+    use crate::snapshot::{Budget, Disruption, NodePool};
+    use proptest::prelude::*;
+
+    fn pool(budgets: Vec<Budget>) -> NodePool {
+        let mut p = NodePool::default();
+        p.metadata.name = "default".into();
+        p.spec.disruption = Some(Disruption { budgets: Some(budgets), ..Disruption::default() });
+        p
+    }
+
+    fn budget(nodes: &str, schedule: Option<&str>, duration: Option<&str>, reasons: Option<&[&str]>) -> Budget {
+        Budget {
+            nodes: nodes.into(),
+            schedule: schedule.map(Into::into),
+            duration: duration.map(Into::into),
+            reasons: reasons.map(|r| r.iter().map(|s| (*s).to_owned()).collect()),
+        }
+    }
+
+    fn at(t: &str) -> jiff::Timestamp {
+        t.parse().unwrap()
+    }
+
+    #[test]
+    fn percentages_round_up() {
+        assert_eq!(scaled_value("5%", 10), Ok(1));
+        assert_eq!(scaled_value("50%", 3), Ok(2));
+        assert_eq!(scaled_value("30%", 10), Ok(3));
+        assert_eq!(scaled_value("10%", 0), Ok(0));
+        assert_eq!(scaled_value("3", 10), Ok(3));
+        assert!(scaled_value("x", 10).is_err());
+    }
+
+    #[test]
+    fn default_budget_is_ten_percent() {
+        let mut p = NodePool::default();
+        p.metadata.name = "d".into();
+        let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
+        assert!(b.defaulted);
+        assert_eq!(b.remaining("Underutilized"), 1);
+    }
+
+    #[test]
+    fn minimum_of_applicable_budgets_minus_in_flight() {
+        let p = pool(vec![budget("5", None, None, None), budget("0", None, None, Some(&["Underutilized"]))]);
+        let b = pool_budgets(&p, 10, vec!["n1".into()], at("2026-11-29T10:00:00Z"));
+        assert_eq!(b.remaining("Underutilized"), 0);
+        assert_eq!(b.remaining("Empty"), 4);
+        let none = pool(vec![budget("0", None, None, Some(&["Drifted"]))]);
+        assert_eq!(pool_budgets(&none, 10, vec![], at("2026-11-29T10:00:00Z")).remaining("Empty"), UNBOUNDED);
+    }
+
+    #[test]
+    fn window_spanning_midnight() {
+        let p = pool(vec![budget("0", Some("0 22 * * *"), Some("4h"), None)]);
+        let inside = pool_budgets(&p, 10, vec![], at("2026-11-30T01:30:00Z"));
+        assert!(inside.budgets[0].active);
+        assert_eq!(inside.remaining("Empty"), 0);
+        assert_eq!(inside.budgets[0].window_closes_at, Some(at("2026-11-30T02:00:00Z")));
+        let outside = pool_budgets(&p, 10, vec![], at("2026-11-30T02:00:01Z"));
+        assert!(!outside.budgets[0].active);
+        assert_eq!(outside.remaining("Empty"), UNBOUNDED);
+        assert_eq!(outside.budgets[0].window_opens_at, Some(at("2026-11-30T22:00:00Z")));
+    }
+
+    #[test]
+    fn weekly_macro_and_boundary_inclusive() {
+        let p = pool(vec![budget("0", Some("@weekly"), Some("24h"), None)]);
+        // 2026-11-29 is a Sunday.
+        assert!(pool_budgets(&p, 4, vec![], at("2026-11-29T23:00:00Z")).budgets[0].active);
+        assert!(pool_budgets(&p, 4, vec![], at("2026-11-30T00:00:00Z")).budgets[0].active);
+        assert!(!pool_budgets(&p, 4, vec![], at("2026-11-30T00:00:01Z")).budgets[0].active);
+    }
+
+    #[test]
+    fn invalid_schedule_fails_closed() {
+        let p = pool(vec![budget("5", Some("not a cron"), Some("1h"), None), budget("5", None, None, None)]);
+        let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
+        assert!(b.budgets[0].error.is_some());
+        assert_eq!(b.remaining("Drifted"), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn percent_never_below_exact_share(p in 0i64..=100, total in 0i64..10_000) {
+            let v = scaled_value(&format!("{p}%"), total).unwrap();
+            prop_assert!(v * 100 >= p * total);
+            prop_assert!((v - 1) * 100 < p * total || v == 0);
+        }
+    }
+}

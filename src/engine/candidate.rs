@@ -1,0 +1,318 @@
+//! Candidacy: the gates every node must pass before any method may disrupt it, and the facts
+//! a candidate carries (NodePool, instance type, price, reschedulable pods, disruption cost).
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/types.go` `NewCandidate`,
+//! `pkg/controllers/state/statenode.go` (`ValidateNodeDisruptable`, `ValidatePodsDisruptable`)
+//! and the per-method `ShouldDisrupt` filters. Where Karpenter stops at the first failing gate,
+//! we evaluate them all so the report can list every blocker. Nominations (gate 6) are
+//! in-memory upstream and cannot be seen in a snapshot; they are not replayed.
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::cost::{self, eviction_cost};
+use super::labels::{CAPACITY_TYPE, DO_NOT_DISRUPT, INSTANCE_TYPE, ZONE};
+use super::pdb::{EvictionBlock, Limits};
+use super::pod::{self, DoNotDisrupt};
+use super::pricing;
+use super::state::{Cluster, StateNode};
+use crate::reason::{Code, Reason};
+use crate::snapshot::{condition, is_true, InstanceType, NodeClaim, NodePool, Pod};
+use crate::upstream;
+
+/// A node's facts and every gate that applies to it.
+#[derive(Debug, Clone)]
+pub struct Candidate<'a> {
+    pub index: usize,
+    pub name: String,
+    pub pool: Option<&'a NodePool>,
+    pub instance_type: Option<&'a InstanceType>,
+    pub price: Option<f64>,
+    pub reschedulable: Vec<&'a Pod>,
+    pub disruption_cost: f64,
+    /// Node-level gates (NotManaged … NodePoolNotFound).
+    pub node_gates: Vec<Reason>,
+    /// Pod-level gates (do-not-disrupt pods, PDBs): waived for eventual methods with a TGP.
+    pub pod_gates: Vec<Reason>,
+    /// Findings that explain without blocking (cost terms, invalid annotations).
+    pub notes: Vec<Reason>,
+}
+
+impl Candidate<'_> {
+    /// Price or 0 (Karpenter's value for an unknown price).
+    pub fn price_or_zero(&self) -> f64 {
+        self.price.unwrap_or(0.0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        cost::is_empty(self.disruption_cost)
+    }
+
+    pub fn savings_ratio(&self) -> f64 {
+        cost::savings_ratio(self.price_or_zero(), self.disruption_cost)
+    }
+
+    /// Whether the global gates pass for a method of this class.
+    pub fn passes(&self, eventual_with_tgp: bool) -> bool {
+        self.node_gates.is_empty() && (eventual_with_tgp || self.pod_gates.is_empty())
+    }
+
+    pub fn has_termination_grace_period(&self, cluster: &Cluster<'_>) -> bool {
+        cluster.nodes[self.index].claim.is_some_and(|c| c.spec.termination_grace_period.is_some())
+    }
+
+    pub fn is_static(&self) -> bool {
+        self.pool.is_some_and(|p| p.spec.replicas.is_some())
+    }
+}
+
+/// Builds the candidate view of one state node.
+///
+/// Mirrors [`crate::upstream::NEW_CANDIDATE`].
+pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_>) -> Candidate<'a> {
+    let node = &cluster.nodes[index];
+    let now = cluster.now;
+    let mut node_gates = Vec::new();
+    let gate = |code: Code, message: String| Reason::new(code, message);
+    if node.already_disrupting() {
+        node_gates.push(gate(Code::AlreadyDisrupting, "candidate is already being disrupted".into()).hint(
+            "it carries the karpenter.sh/disrupted taint or a DisruptionReason condition: Karpenter is already acting on it",
+        ));
+    }
+    if node.claim.is_none() {
+        node_gates.push(gate(Code::NotManaged, "node isn't managed by karpenter".into()).hint(
+            "only nodes launched through a NodeClaim are disrupted by Karpenter",
+        ));
+    }
+    if node.node.is_none() {
+        node_gates.push(gate(Code::NodeNotFound, "nodeclaim does not have an associated node".into()).hint(
+            "the instance has not registered yet (or failed to); Karpenter waits for the Node",
+        ));
+    }
+    if node.managed() && node.node.is_some() && !node.initialized() {
+        node_gates.push(
+            gate(Code::NotInitialized, "node isn't initialized".into())
+                .hint("wait for the karpenter.sh/initialized=true label (startup taints removed, resources registered)"),
+        );
+    }
+    if node.marked_for_deletion() {
+        node_gates.push(gate(Code::MarkedForDeletion, "node is deleting or marked for deletion".into()));
+    }
+    if node.annotations().get(DO_NOT_DISRUPT).map(String::as_str) == Some("true") {
+        node_gates.push(
+            gate(
+                Code::DoNotDisruptNode,
+                "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into(),
+            )
+            .hint(format!("kubectl annotate node {} karpenter.sh/do-not-disrupt-", node.name)),
+        );
+    }
+    let pool = cluster.pool_of(node);
+    if node.managed() {
+        match node.node_pool_name() {
+            None => node_gates.push(gate(
+                Code::MissingNodePoolLabel,
+                "node doesn't have required label (label=karpenter.sh/nodepool)".into(),
+            )),
+            Some(name) if pool.is_none() => {
+                node_gates.push(gate(Code::NodePoolNotFound, format!("nodepool not found (NodePool={name})")));
+            }
+            Some(_) => {}
+        }
+    }
+    let instance_type = pricing::instance_type_name(node).and_then(|n| cluster.instance_types.get(n).copied());
+    let price = pricing::node_price(node, instance_type);
+    let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| pod::is_reschedulable(p)).collect();
+    let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().copied());
+    let (pod_gates, mut notes) = pod_gates(node, limits, now);
+    notes.push(cost_note(&reschedulable, disruption_cost));
+    Candidate {
+        index,
+        name: node.name.clone(),
+        pool,
+        instance_type,
+        price,
+        reschedulable,
+        disruption_cost,
+        node_gates,
+        pod_gates,
+        notes,
+    }
+}
+
+fn pod_gates(node: &StateNode<'_>, limits: &Limits<'_>, now: Timestamp) -> (Vec<Reason>, Vec<Reason>) {
+    let mut gates = Vec::new();
+    let mut notes = Vec::new();
+    for p in &node.pods {
+        if !pod::is_active(p) {
+            continue;
+        }
+        match pod::do_not_disrupt(p, now) {
+            DoNotDisrupt::Active { until } => {
+                let key = p.metadata.key();
+                let mut r = Reason::new(
+                    Code::DoNotDisruptPod,
+                    format!("pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod={key})"),
+                )
+                .at(upstream::VALIDATE_PODS_DISRUPTABLE);
+                r = match until {
+                    Some(t) => r.hint(format!("the annotation's grace period elapses at {t}")),
+                    None => r.hint(format!(
+                        "kubectl annotate pod {} -n {} karpenter.sh/do-not-disrupt-",
+                        p.metadata.name,
+                        p.metadata.namespace()
+                    )),
+                };
+                gates.push(r);
+            }
+            DoNotDisrupt::Invalid(value) => notes.push(Reason::new(
+                Code::InvalidDoNotDisrupt,
+                format!(
+                    "Invalid karpenter.sh/do-not-disrupt annotation on {}: {value:?}, ignoring annotation",
+                    p.metadata.key()
+                ),
+            )),
+            DoNotDisrupt::Absent | DoNotDisrupt::Elapsed => {}
+        }
+    }
+    for block in limits.can_evict_pods(&node.pods, now) {
+        let (code, hint) = match &block {
+            EvictionBlock::MultiplePdbs { pod, .. } => {
+                (Code::MultiplePdbs, format!("keep one PodDisruptionBudget per pod; {pod} is selected by several"))
+            }
+            EvictionBlock::NoDisruptionsAllowed { pdb, .. } => (
+                Code::PdbBlocked,
+                format!("kubectl get pdb {pdb_name} -n {ns}: it allows 0 disruptions now; raise replicas or loosen it (see `kubectl consolidation pdb-audit`)",
+                    pdb_name = pdb.rsplit('/').next().unwrap_or(pdb), ns = pdb.split('/').next().unwrap_or("default")),
+            ),
+        };
+        gates.push(Reason::new(code, block.message()).hint(hint));
+    }
+    (gates, notes)
+}
+
+fn cost_note(pods: &[&Pod], total: f64) -> Reason {
+    let mut terms = vec!["1.0 base".to_owned()];
+    for p in pods {
+        let c = eviction_cost(p);
+        let mut detail = format!("{:.2} {}", c.cost.max(0.0), p.metadata.key());
+        if let Some(pr) = c.priority {
+            detail.push_str(&format!(" (priority {pr})"));
+        }
+        if let Some(dc) = c.deletion_cost {
+            detail.push_str(&format!(" (pod-deletion-cost {dc})"));
+        }
+        if c.clamped {
+            detail.push_str(" (clamped)");
+        }
+        terms.push(detail);
+    }
+    Reason::new(Code::DisruptionCost, format!("disruption cost {total:.2} = {}", terms.join(" + ")))
+}
+
+/// consolidateAfter of a NodePool: `None` for `Never`, else the duration (default `0s`).
+pub fn consolidate_after(pool: &NodePool) -> Option<SignedDuration> {
+    let raw = pool.spec.disruption.as_ref().and_then(|d| d.consolidate_after.clone()).unwrap_or_else(|| "0s".into());
+    if raw == "Never" {
+        return None;
+    }
+    Some(raw.parse().unwrap_or(SignedDuration::ZERO))
+}
+
+/// How long the NodeClaim stays inside its NodePool's consolidateAfter window, if it is.
+///
+/// Mirrors [`crate::upstream::IS_UNDER_CONSOLIDATE_AFTER`].
+pub fn is_under_consolidate_after(pool: &NodePool, claim: &NodeClaim, now: Timestamp) -> Option<SignedDuration> {
+    let after = consolidate_after(pool)?;
+    if after.is_zero() || !is_true(&claim.status.conditions, "Initialized") {
+        return None;
+    }
+    let since = claim
+        .status
+        .last_pod_event_time
+        .or_else(|| condition(&claim.status.conditions, "Initialized").and_then(|c| c.last_transition_time))?;
+    let elapsed = now.duration_since(since);
+    (elapsed < after).then(|| after - elapsed)
+}
+
+/// `consolidationPolicy` with the CRD default.
+pub fn consolidation_policy(pool: &NodePool) -> String {
+    pool.spec
+        .disruption
+        .as_ref()
+        .and_then(|d| d.consolidation_policy.clone())
+        .unwrap_or_else(|| "WhenEmptyOrUnderutilized".into())
+}
+
+/// The filters of the consolidation methods (Multi and Single) and of Emptiness that are
+/// blockers rather than outcomes.
+pub fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emptiness: bool) -> Vec<Reason> {
+    let node = &cluster.nodes[c.index];
+    let mut out = Vec::new();
+    let Some(pool) = c.pool else { return out };
+    if c.is_static() {
+        out.push(Reason::new(
+            Code::StaticNodePool,
+            format!("NodePool \"{}\" is static (spec.replicas): only StaticDrift disrupts its nodes", pool.metadata.name),
+        ));
+        return out;
+    }
+    if !for_emptiness {
+        if c.instance_type.is_none() {
+            let label = node.label(INSTANCE_TYPE).unwrap_or_default();
+            out.push(
+                Reason::new(Code::InstanceTypeUnknown, format!("Instance Type \"{label}\" not found"))
+                    .at(upstream::CONSOLIDATION_SHOULD_DISRUPT)
+                    .hint("add the type to an InstanceTypes document or pass --prices"),
+            );
+        }
+        for key in [CAPACITY_TYPE, ZONE] {
+            if node.label(key).is_none() {
+                out.push(Reason::new(Code::MissingLabels, format!("Node does not have label \"{key}\"")));
+            }
+        }
+    }
+    if consolidate_after(pool).is_none() {
+        out.push(
+            Reason::new(
+                Code::ConsolidateAfterNever,
+                format!("NodePool \"{}\" has consolidation disabled", pool.metadata.name),
+            )
+            .hint("spec.disruption.consolidateAfter is Never"),
+        );
+        return out;
+    }
+    if let Some(claim) = node.claim {
+        let consolidatable = is_true(&claim.status.conditions, "Consolidatable");
+        let remaining = is_under_consolidate_after(pool, claim, cluster.now);
+        if !consolidatable || remaining.is_some() {
+            let message = match remaining {
+                Some(left) => format!(
+                    "consolidateAfter has not elapsed since the last pod event: consolidatable in {}",
+                    human(left)
+                ),
+                None => "NodeClaim condition Consolidatable is not True".to_owned(),
+            };
+            let hint = match remaining {
+                Some(left) => format!("wait {} (or lower spec.disruption.consolidateAfter)", human(left)),
+                None => "Karpenter sets it once consolidateAfter has elapsed since the last pod event".to_owned(),
+            };
+            out.push(
+                Reason::new(Code::NotConsolidatableYet, message).at(upstream::CONSOLIDATABLE_CONDITION).hint(hint),
+            );
+        }
+    }
+    out
+}
+
+/// `3m20s`-style rendering of a duration.
+pub fn human(d: SignedDuration) -> String {
+    let secs = d.as_secs().max(0);
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    match (h, m, s) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, 0, 0) => format!("{h}h"),
+        (h, m, _) => format!("{h}h{m}m"),
+    }
+}

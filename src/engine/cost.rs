@@ -1,0 +1,117 @@
+//! Disruption cost: what evicting a pod, and so removing a node, costs in Karpenter's eyes.
+//!
+//! Mirrors karpenter `pkg/utils/disruption/disruption.go` (`EvictionCost`) and
+//! `pkg/controllers/disruption/types.go` (`computeRescheduleDisruptionCost`, `IsEmpty`,
+//! `SavingsRatio`).
+
+use super::labels::POD_DELETION_COST;
+use crate::snapshot::Pod;
+
+/// The base cost of disrupting any node (`PerNodeBaseDisruptionCost`).
+pub const PER_NODE_BASE: f64 = 1.0;
+
+/// One pod's eviction cost and the terms it is made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvictionCost {
+    pub cost: f64,
+    pub deletion_cost: Option<f64>,
+    pub priority: Option<i32>,
+    /// The annotation was present but not a number (upstream logs and ignores it).
+    pub unparsable_deletion_cost: Option<String>,
+    pub clamped: bool,
+}
+
+/// Mirrors [`crate::upstream::EVICTION_COST`]: 1 + deletion-cost / 2^27 + priority / 2^25,
+/// clamped to [-10, 10].
+pub fn eviction_cost(pod: &Pod) -> EvictionCost {
+    let mut cost = 1.0;
+    let mut deletion_cost = None;
+    let mut unparsable = None;
+    if let Some(raw) = pod.metadata.annotations.get(POD_DELETION_COST) {
+        match raw.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => {
+                cost += v / f64::from(1u32 << 27);
+                deletion_cost = Some(v);
+            }
+            _ => unparsable = Some(raw.clone()),
+        }
+    }
+    if let Some(priority) = pod.spec.priority {
+        cost += f64::from(priority) / f64::from(1u32 << 25);
+    }
+    let clamped = !(-10.0..=10.0).contains(&cost);
+    EvictionCost {
+        cost: cost.clamp(-10.0, 10.0),
+        deletion_cost,
+        priority: pod.spec.priority,
+        unparsable_deletion_cost: unparsable,
+        clamped,
+    }
+}
+
+/// 1.0 + Σ max(0, eviction cost) over the given (reschedulable) pods.
+///
+/// Mirrors [`crate::upstream::RESCHEDULE_DISRUPTION_COST`].
+pub fn reschedule_disruption_cost<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> f64 {
+    PER_NODE_BASE + pods.into_iter().map(|p| eviction_cost(p).cost.max(0.0)).sum::<f64>()
+}
+
+/// Empty by cost: no reschedulable pod has a positive eviction cost.
+///
+/// Mirrors [`crate::upstream::IS_EMPTY`].
+pub fn is_empty(reschedule_disruption_cost: f64) -> bool {
+    reschedule_disruption_cost <= PER_NODE_BASE
+}
+
+/// `Price / RescheduleDisruptionCost`, 0 for a free node.
+pub fn savings_ratio(price: f64, reschedule_disruption_cost: f64) -> f64 {
+    if price <= 0.0 || reschedule_disruption_cost <= 0.0 {
+        0.0
+    } else {
+        price / reschedule_disruption_cost
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{eviction_cost, is_empty, reschedule_disruption_cost};
+    use crate::snapshot::Pod;
+    use proptest::prelude::*;
+
+    fn pod(deletion_cost: Option<&str>, priority: Option<i32>) -> Pod {
+        let mut p = Pod::default();
+        if let Some(c) = deletion_cost {
+            p.metadata.annotations.insert(super::POD_DELETION_COST.into(), c.into());
+        }
+        p.spec.priority = priority;
+        p
+    }
+
+    #[test]
+    fn worked_examples() {
+        assert!((eviction_cost(&pod(None, None)).cost - 1.0).abs() < 1e-12);
+        assert!((eviction_cost(&pod(Some("2147483647"), None)).cost - 10.0).abs() < 1e-12);
+        assert!((eviction_cost(&pod(Some("-2147483647"), None)).cost + 10.0).abs() < 1e-12);
+        assert!((eviction_cost(&pod(None, Some(2_000_000_000))).cost - 10.0).abs() < 1e-12);
+        assert!(eviction_cost(&pod(None, Some(-33_554_432))).cost.abs() < 1e-12);
+        let bad = eviction_cost(&pod(Some("lots"), None));
+        assert_eq!(bad.unparsable_deletion_cost.as_deref(), Some("lots"));
+        assert!((bad.cost - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_node_of_negative_cost_pods_is_empty() {
+        let pods = [pod(None, Some(-33_554_432)), pod(Some("-134217728"), None)];
+        let cost = reschedule_disruption_cost(pods.iter());
+        assert!(is_empty(cost), "cost {cost}");
+        assert!(!is_empty(reschedule_disruption_cost([pod(None, None)].iter())));
+    }
+
+    proptest! {
+        #[test]
+        fn cost_is_always_clamped(dc in any::<i32>(), pr in any::<i32>()) {
+            let c = eviction_cost(&pod(Some(&dc.to_string()), Some(pr))).cost;
+            prop_assert!((-10.0..=10.0).contains(&c));
+        }
+    }
+}

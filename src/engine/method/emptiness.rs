@@ -1,0 +1,56 @@
+//! Emptiness: delete every empty, consolidatable node within budget, under every policy.
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/emptiness.go` (`ShouldDisrupt`,
+//! `ComputeCommands`). "Empty" is by cost, not pod count; there is no simulation.
+
+use std::collections::BTreeMap;
+
+use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
+use crate::engine::candidate::{consolidatable_blockers, Candidate};
+use crate::engine::scheduling::Results;
+use crate::reason::{Code, Reason};
+use crate::upstream;
+
+/// Mirrors [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
+pub fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
+    c.passes(false) && c.is_empty() && consolidatable_blockers(c, ctx.cluster, true).is_empty()
+}
+
+/// Mirrors [`crate::upstream::EMPTINESS_COMPUTE`].
+pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+    let mut candidates: Vec<&Candidate<'_>> = ctx.candidates.iter().filter(|c| should_disrupt(ctx, c)).collect();
+    sort_candidates(&mut candidates);
+    let mut remaining: BTreeMap<String, i64> = BTreeMap::new();
+    let mut outcome = Outcome::default();
+    let mut taken = Vec::new();
+    let mut savings = 0.0;
+    for c in candidates {
+        let pool = c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default();
+        let left = remaining.entry(pool.clone()).or_insert_with(|| ctx.remaining(c, "Empty"));
+        if *left <= 0 {
+            outcome.skipped.entry(c.index).or_default().push(
+                Reason::new(
+                    Code::BudgetExhausted,
+                    format!("no allowed disruptions for disruption reason Empty in NodePool \"{pool}\" this round"),
+                )
+                .at(upstream::EMPTINESS_COMPUTE),
+            );
+            continue;
+        }
+        *left -= 1;
+        savings += c.price_or_zero();
+        taken.push(c.index);
+    }
+    if !taken.is_empty() {
+        outcome.commands.push(Command {
+            method: Method::Emptiness,
+            decision: Decision::Delete,
+            candidates: taken,
+            replacements: Vec::new(),
+            savings,
+            results: Results::default(),
+            findings: vec![Reason::new(Code::Empty, "empty: no pod with a positive eviction cost would be disrupted")],
+        });
+    }
+    outcome
+}

@@ -1,0 +1,140 @@
+//! The disruption methods, one file each, in the order `NewMethods` registers them:
+//! Emptiness, StaticDrift, Drift, MultiNodeConsolidation, SingleNodeConsolidation.
+//!
+//! Not replayed: the 15 s validation re-check (`validation.go`) — an offline replay cannot
+//! wait, so commands are reported "as of the snapshot" — and the orchestration queue
+//! (`queue.go`), which only executes commands.
+
+pub mod consolidation;
+pub mod drift;
+pub mod emptiness;
+pub mod multi_node;
+pub mod single_node;
+
+use serde::Serialize;
+
+use super::scheduling::Results;
+use crate::reason::Reason;
+
+/// One disruption method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Method {
+    Emptiness,
+    StaticDrift,
+    Drift,
+    #[serde(rename = "MultiNodeConsolidation")]
+    MultiNode,
+    #[serde(rename = "SingleNodeConsolidation")]
+    SingleNode,
+}
+
+impl Method {
+    /// Production order (`NewMethods`): Emptiness first.
+    pub const ALL: [Method; 5] =
+        [Method::Emptiness, Method::StaticDrift, Method::Drift, Method::MultiNode, Method::SingleNode];
+
+    /// The disruption reason the method acts for.
+    pub const fn reason(self) -> &'static str {
+        match self {
+            Method::Emptiness => "Empty",
+            Method::StaticDrift | Method::Drift => "Drifted",
+            Method::MultiNode | Method::SingleNode => "Underutilized",
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::Emptiness => "Emptiness",
+            Method::StaticDrift => "StaticDrift",
+            Method::Drift => "Drift",
+            Method::MultiNode => "MultiNodeConsolidation",
+            Method::SingleNode => "SingleNodeConsolidation",
+        }
+    }
+}
+
+/// What a command does to its candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Delete,
+    Replace,
+}
+
+/// A replacement NodeClaim of a command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replacement {
+    pub node_pool: String,
+    pub instance_types: Vec<String>,
+    /// `spot`, `on-demand` or `reserved`; several when the replacement may launch as either.
+    pub capacity_type: String,
+    pub zones: Vec<String>,
+    /// The most a launch could cost (the price filter's figure); `None` when unknown.
+    pub worst_price: Option<f64>,
+    /// The cheapest available offering of the cheapest type (the savings estimate's figure).
+    pub cheapest_price: Option<f64>,
+}
+
+/// A command one method would start this round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    pub method: Method,
+    pub decision: Decision,
+    /// Indices into the cluster's nodes.
+    pub candidates: Vec<usize>,
+    pub replacements: Vec<Replacement>,
+    /// `Command.EstimatedSavings`.
+    pub savings: f64,
+    pub results: Results,
+    pub findings: Vec<Reason>,
+}
+
+use std::collections::BTreeMap;
+
+use super::balanced::Totals;
+use super::budget::PoolBudgets;
+use super::candidate::{consolidatable_blockers, consolidation_policy, Candidate};
+use super::state::Cluster;
+
+/// What every method reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'c, 'a> {
+    pub cluster: &'c Cluster<'a>,
+    pub candidates: &'c [Candidate<'a>],
+    pub budgets: &'c BTreeMap<String, PoolBudgets>,
+    pub totals: &'c BTreeMap<String, Totals>,
+}
+
+impl<'a> Context<'_, 'a> {
+    /// Remaining budget of the candidate's pool for a reason.
+    pub fn remaining(&self, c: &Candidate<'_>, reason: &str) -> i64 {
+        c.pool.and_then(|p| self.budgets.get(&p.metadata.name)).map_or(0, |b| b.remaining(reason))
+    }
+
+    /// Candidates accepted by Multi/Single's `ShouldDisrupt`.
+    pub fn consolidation_candidates(&self) -> Vec<&Candidate<'a>> {
+        self.candidates
+            .iter()
+            .filter(|c| {
+                c.passes(false)
+                    && !c.is_empty()
+                    && c.pool.is_some_and(|p| consolidation_policy(p) != "WhenEmpty")
+                    && consolidatable_blockers(c, self.cluster, false).is_empty()
+            })
+            .collect()
+    }
+}
+
+/// A method's commands and what it noted about the nodes it skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub commands: Vec<Command>,
+    /// Per node index: why the method passed over it.
+    pub skipped: BTreeMap<usize, Vec<Reason>>,
+}
+
+/// Sorts by savings ratio descending (`sortCandidates`), ties by name for determinism.
+pub fn sort_candidates(candidates: &mut [&Candidate<'_>]) {
+    candidates.sort_by(|a, b| b.savings_ratio().total_cmp(&a.savings_ratio()).then_with(|| a.name.cmp(&b.name)));
+}

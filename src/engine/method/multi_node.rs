@@ -1,0 +1,89 @@
+//! MultiNodeConsolidation: the largest prefix of the sorted candidates that can be deleted
+//! together, or replaced by one cheaper node, found by binary search.
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/multinodeconsolidation.go`
+//! (`ComputeCommands`, `firstNConsolidationOption`). Upstream's 1-minute timeout is not needed
+//! offline. Bounds are upstream's, including its off-by-one: with more than 100 eligible
+//! candidates the largest prefix tried is 101.
+
+use std::collections::BTreeMap;
+
+use super::consolidation::{compute_consolidation, Kind, Move};
+use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
+use crate::engine::balanced;
+use crate::engine::candidate::Candidate;
+use crate::reason::{Code, Reason};
+
+/// Most nodes one multi-node command may take (`maxParallel`).
+pub const MAX_PARALLEL: usize = 100;
+
+/// Mirrors [`crate::upstream::MULTI_NODE_COMPUTE`].
+pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut candidates = ctx.consolidation_candidates();
+    sort_candidates(&mut candidates);
+    let mut remaining: BTreeMap<String, i64> = BTreeMap::new();
+    let mut kept: Vec<&Candidate<'_>> = Vec::new();
+    for c in candidates {
+        let pool = c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default();
+        let left = remaining.entry(pool).or_insert_with(|| ctx.remaining(c, "Underutilized"));
+        if *left <= 0 {
+            continue;
+        }
+        *left -= 1;
+        kept.push(c);
+    }
+    if kept.len() < 2 {
+        return outcome;
+    }
+    let max_parallel = kept.len().min(MAX_PARALLEL);
+    let (mut min, mut max) = (1usize, max_parallel);
+    if kept.len() <= max {
+        max = kept.len() - 1;
+    }
+    let mut best: Option<(Vec<&Candidate<'_>>, Move)> = None;
+    while min <= max {
+        let mid = (min + max) / 2;
+        let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
+        let attempt = compute_consolidation(ctx.cluster, &prefix, Kind::Multi);
+        let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
+        if scored {
+            best = Some((prefix, attempt));
+            min = mid + 1;
+        } else {
+            if mid == 0 {
+                break;
+            }
+            max = mid - 1;
+        }
+    }
+    if let Some((prefix, m)) = best {
+        let decision = m.decision.unwrap_or(Decision::Delete);
+        let mut findings = m.findings.clone();
+        findings.push(Reason::new(
+            Code::Underutilized,
+            format!("{}-node consolidation: {} {} node(s)", prefix.len(), decision_word(decision), prefix.len()),
+        ));
+        outcome.commands.push(Command {
+            method: Method::MultiNode,
+            decision,
+            candidates: prefix.iter().map(|c| c.index).collect(),
+            replacements: m.replacement.into_iter().collect(),
+            savings: m.savings,
+            results: m.results,
+            findings,
+        });
+    }
+    outcome
+}
+
+fn approved(ctx: &Context<'_, '_>, prefix: &[&Candidate<'_>], savings: f64) -> bool {
+    balanced::evaluate_move(prefix, savings, ctx.totals, false).is_none_or(|scores| scores.iter().all(|(_, s)| s.approved))
+}
+
+fn decision_word(d: Decision) -> &'static str {
+    match d {
+        Decision::Delete => "delete",
+        Decision::Replace => "replace",
+    }
+}

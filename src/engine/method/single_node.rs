@@ -1,0 +1,114 @@
+//! SingleNodeConsolidation: walk the candidates (sorted, NodePools interleaved) and take the
+//! first one that can be deleted, or replaced by something cheaper, and that Balanced approves.
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/singlenodeconsolidation.go` (`SortCandidates`,
+//! `ComputeCommands`). Pools are interleaved in name order (upstream uses map order after the
+//! pools a timed-out run left unseen); the 3-minute timeout is not needed offline.
+
+use std::collections::BTreeMap;
+
+use super::consolidation::{compute_consolidation, Kind};
+use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
+use crate::engine::balanced;
+use crate::engine::candidate::Candidate;
+use crate::reason::{Code, Reason};
+use crate::upstream;
+
+/// Sorted by savings ratio, then interleaved round-robin across NodePools.
+pub fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>) -> Vec<&'c Candidate<'a>> {
+    sort_candidates(&mut candidates);
+    let mut by_pool: BTreeMap<String, Vec<&Candidate<'a>>> = BTreeMap::new();
+    for c in candidates {
+        by_pool.entry(c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default()).or_default().push(c);
+    }
+    let mut out = Vec::new();
+    let longest = by_pool.values().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for members in by_pool.values() {
+            if let Some(c) = members.get(i) {
+                out.push(*c);
+            }
+        }
+    }
+    out
+}
+
+/// Mirrors [`crate::upstream::SINGLE_NODE_COMPUTE`].
+pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+    let mut outcome = Outcome::default();
+    for c in sort_and_interleave(ctx.consolidation_candidates()) {
+        if let Some(reason) = evaluate(ctx, c, &mut outcome) {
+            outcome.skipped.entry(c.index).or_default().push(reason);
+        }
+        if !outcome.commands.is_empty() {
+            break;
+        }
+    }
+    outcome
+}
+
+/// Evaluates one candidate; pushes a command or returns why it was passed over.
+fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> Option<Reason> {
+    if ctx.remaining(c, "Underutilized") <= 0 {
+        return Some(Reason::new(
+            Code::BudgetExhausted,
+            "no allowed disruptions for disruption reason Underutilized in its NodePool",
+        ));
+    }
+    let (command, reason) = single_move(ctx, c);
+    if let Some(command) = command {
+        outcome.commands.push(command);
+    }
+    reason
+}
+
+/// The single-node move for one candidate, as `SingleNodeConsolidation` judges it: the
+/// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
+/// each node's own verdict.
+pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> (Option<Command>, Option<Reason>) {
+    if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
+        return (
+            None,
+            Some(
+                Reason::new(
+                    Code::BalancedScoreTooLow,
+                    format!("even deleting it outright would not pass: {}", score.message()),
+                )
+                .at(upstream::CAN_PASS_THRESHOLD),
+            ),
+        );
+    }
+    let m = compute_consolidation(ctx.cluster, &[c], Kind::Single);
+    let Some(decision) = m.decision else {
+        return (None, m.findings.into_iter().next());
+    };
+    let mut findings = m.findings.clone();
+    if let Some(scores) = balanced::evaluate_move(&[c], m.savings, ctx.totals, false) {
+        let (_, score) = &scores[0];
+        if !score.approved {
+            return (None, Some(Reason::new(Code::BalancedScoreTooLow, score.message())));
+        }
+        findings.push(Reason::new(Code::BalancedScoreApproved, score.message()));
+    }
+    findings.push(Reason::new(
+        Code::Underutilized,
+        format!(
+            "{} saves ${:.4}/h",
+            match decision {
+                Decision::Delete => "delete",
+                Decision::Replace => "replace",
+            },
+            m.savings
+        ),
+    ));
+    let command = Command {
+        method: Method::SingleNode,
+        decision,
+        candidates: vec![c.index],
+        replacements: m.replacement.into_iter().collect(),
+        savings: m.savings,
+        results: m.results,
+        findings,
+    };
+    (Some(command), None)
+}

@@ -1,0 +1,22 @@
+//! PURE: the replay of one round of Karpenter's disruption controller.
+//!
+//! Takes a [`crate::snapshot::Snapshot`] and a clock value, returns a [`Replay`]: the method that
+//! acts this round, its commands, and a verdict per node with every finding that led to it.
+//! No I/O, no wall clock, no async; deterministic (sorted collections, name tie-breaks).
+
+pub mod balanced;
+pub mod budget;
+pub mod candidate;
+pub mod cost;
+pub mod labels;
+pub mod method;
+pub mod pdb;
+pub mod pod;
+pub mod pricing;
+pub mod replay;
+pub mod scheduling;
+pub mod scoring;
+pub mod state;
+pub mod volumes;
+
+pub use replay::{replay, Action, CommandView, NodeVerdict, PodView, Replay, Step, StepKind, Verdict};

@@ -1,0 +1,189 @@
+//! PodDisruptionBudgets as Karpenter judges them before it disrupts a node.
+//!
+//! Mirrors karpenter `pkg/utils/pdb/pdb.go` (`NewLimits`, `Limits.CanEvictPods`, `isEvictable`,
+//! `IsCurrentlyReschedulable`). One implementation, used by the candidate gates, the
+//! simulation's pod selection and `pdb-audit`.
+
+use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::labels::selector_matches;
+use super::pod;
+use crate::snapshot::{is_true, Pod, PodDisruptionBudget};
+
+/// Why a pod cannot be evicted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvictionBlock {
+    /// More than one PDB selects the pod: the eviction API refuses it.
+    MultiplePdbs { pod: String, pdbs: Vec<String> },
+    /// The one PDB that selects it allows no disruption now.
+    NoDisruptionsAllowed { pod: String, pdb: String },
+}
+
+impl EvictionBlock {
+    /// Karpenter's own error text.
+    pub fn message(&self) -> String {
+        match self {
+            EvictionBlock::MultiplePdbs { pdbs, .. } => {
+                format!("eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{}])", pdbs.join(" "))
+            }
+            EvictionBlock::NoDisruptionsAllowed { pdb, .. } => {
+                format!("pdb prevents pod evictions (PodDisruptionBudget=[{pdb}])")
+            }
+        }
+    }
+}
+
+/// The PDBs of the snapshot, ready to be matched against pods.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'a> {
+    pdbs: &'a [PodDisruptionBudget],
+}
+
+impl<'a> Limits<'a> {
+    pub fn new(pdbs: &'a [PodDisruptionBudget]) -> Self {
+        Limits { pdbs }
+    }
+
+    /// Every PDB that selects the pod (same namespace, selector matches).
+    pub fn matching(&self, pod: &Pod) -> Vec<&'a PodDisruptionBudget> {
+        self.pdbs
+            .iter()
+            .filter(|p| {
+                p.metadata.namespace() == pod.metadata.namespace()
+                    && selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels)
+            })
+            .collect()
+    }
+
+    /// Every eviction block among `pods` (Karpenter stops at the first; we list them all).
+    ///
+    /// Mirrors [`crate::upstream::CAN_EVICT_PODS`].
+    pub fn can_evict_pods(&self, pods: &[&Pod], now: Timestamp) -> Vec<EvictionBlock> {
+        let mut blocks = Vec::new();
+        for pod in pods {
+            if !pod::is_evictable(pod, now) {
+                continue;
+            }
+            let matching = self.matching(pod);
+            match matching.as_slice() {
+                [] => {}
+                [one] => {
+                    if one.status.disruptions_allowed == 0 && !unhealthy_exempt(one, pod) {
+                        blocks.push(EvictionBlock::NoDisruptionsAllowed {
+                            pod: pod.metadata.key(),
+                            pdb: one.metadata.key(),
+                        });
+                    }
+                }
+                many => blocks.push(EvictionBlock::MultiplePdbs {
+                    pod: pod.metadata.key(),
+                    pdbs: many.iter().map(|p| p.metadata.key()).collect(),
+                }),
+            }
+        }
+        blocks
+    }
+
+    /// Whether the pod would be moved by a disruption: not do-not-disrupt and not under a
+    /// fully blocking PDB.
+    ///
+    /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable`.
+    pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
+        !pod::is_do_not_disrupt_active(pod, now) && !self.matching(pod).iter().any(|p| is_fully_blocking(p))
+    }
+}
+
+/// `unhealthyPodEvictionPolicy: AlwaysAllow` lets a not-Ready pod go whatever the budget.
+fn unhealthy_exempt(pdb: &PodDisruptionBudget, pod: &Pod) -> bool {
+    pdb.spec.unhealthy_pod_eviction_policy.as_deref() == Some("AlwaysAllow")
+        && crate::snapshot::condition(&pod.status.conditions, "Ready").is_some_and(|c| c.status == "False")
+}
+
+/// `maxUnavailable: 0`, `maxUnavailable: "0%"` or `minAvailable: "100%"`.
+pub fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
+    let max_zero = match &pdb.spec.max_unavailable {
+        Some(IntOrString::Int(0)) => true,
+        Some(IntOrString::String(s)) => s == "0%" || s == "0",
+        _ => false,
+    };
+    let min_all = matches!(&pdb.spec.min_available, Some(IntOrString::String(s)) if s == "100%");
+    max_zero || min_all
+}
+
+/// Whether the pod is Ready (used by `pdb-audit` for healthy counts).
+pub fn is_ready(pod: &Pod) -> bool {
+    is_true(&pod.status.conditions, "Ready")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EvictionBlock, Limits};
+    use crate::snapshot::{Pod, PodDisruptionBudget};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+    fn pod(name: &str, app: &str) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = name.into();
+        p.metadata.namespace = Some("ns".into());
+        p.metadata.labels.insert("app".into(), app.into());
+        p
+    }
+
+    fn pdb(name: &str, app: &str, allowed: i32) -> PodDisruptionBudget {
+        let mut b = PodDisruptionBudget::default();
+        b.metadata.name = name.into();
+        b.metadata.namespace = Some("ns".into());
+        b.spec.selector = Some(LabelSelector {
+            match_labels: Some([("app".to_owned(), app.to_owned())].into()),
+            ..LabelSelector::default()
+        });
+        b.status.disruptions_allowed = allowed;
+        b
+    }
+
+    fn now() -> jiff::Timestamp {
+        "2026-11-29T10:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn zero_allowed_blocks_and_two_pdbs_block() {
+        let pdbs = [pdb("a", "web", 0), pdb("b", "api", 1), pdb("c", "api", 1)];
+        let limits = Limits::new(&pdbs);
+        let web = pod("w", "web");
+        let api = pod("x", "api");
+        let blocks = limits.can_evict_pods(&[&web, &api], now());
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0].message(), "pdb prevents pod evictions (PodDisruptionBudget=[ns/a])");
+        assert!(matches!(&blocks[1], EvictionBlock::MultiplePdbs { pdbs, .. } if pdbs.len() == 2));
+    }
+
+    #[test]
+    fn one_allowed_does_not_block_two_pods() {
+        let pdbs = [pdb("a", "web", 1)];
+        let (p1, p2) = (pod("1", "web"), pod("2", "web"));
+        assert!(Limits::new(&pdbs).can_evict_pods(&[&p1, &p2], now()).is_empty());
+    }
+
+    #[test]
+    fn unhealthy_pods_pass_with_always_allow() {
+        let mut budget = pdb("a", "web", 0);
+        budget.spec.unhealthy_pod_eviction_policy = Some("AlwaysAllow".into());
+        let mut p = pod("1", "web");
+        p.status.conditions.push(crate::snapshot::Condition {
+            type_: "Ready".into(),
+            status: "False".into(),
+            ..Default::default()
+        });
+        let pdbs = [budget];
+        assert!(Limits::new(&pdbs).can_evict_pods(&[&p], now()).is_empty());
+    }
+
+    #[test]
+    fn terminal_pods_are_exempt() {
+        let pdbs = [pdb("a", "web", 0)];
+        let mut p = pod("1", "web");
+        p.status.phase = Some("Succeeded".into());
+        assert!(Limits::new(&pdbs).can_evict_pods(&[&p], now()).is_empty());
+    }
+}

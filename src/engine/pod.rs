@@ -1,0 +1,222 @@
+//! Pod predicates Karpenter's disruption logic uses, and a pod's resource requests.
+//!
+//! Mirrors karpenter `pkg/utils/pod/scheduling.go` (`IsActive`, `IsReschedulable`,
+//! `IsDisruptable`, `IsEvictable`, `IsDoNotDisruptActive`) and the request arithmetic of
+//! `resources.RequestsForPods` (k8s `resourcehelper.PodRequests`).
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::labels::{DISRUPTED_TAINT, DO_NOT_DISRUPT};
+use crate::quantity::Quantity;
+use crate::snapshot::{Pod, Resources};
+
+/// Terminal: `Succeeded` or `Failed`.
+pub fn is_terminal(pod: &Pod) -> bool {
+    matches!(pod.status.phase.as_deref(), Some("Succeeded" | "Failed"))
+}
+
+/// Terminating: has a deletion timestamp.
+pub fn is_terminating(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_some()
+}
+
+/// Neither terminal nor terminating.
+pub fn is_active(pod: &Pod) -> bool {
+    !is_terminal(pod) && !is_terminating(pod)
+}
+
+fn is_owned_by(pod: &Pod, api_version: &str, kind: &str) -> bool {
+    pod.metadata.owner_references.iter().any(|o| o.api_version == api_version && o.kind == kind)
+}
+
+/// Owned by an `apps/v1 DaemonSet`.
+pub fn is_owned_by_daemonset(pod: &Pod) -> bool {
+    is_owned_by(pod, "apps/v1", "DaemonSet")
+}
+
+/// A mirror (static) pod: owned by a `v1 Node`, or carrying the mirror annotation.
+pub fn is_mirror(pod: &Pod) -> bool {
+    is_owned_by(pod, "v1", "Node") || pod.metadata.annotations.contains_key("kubernetes.io/config.mirror")
+}
+
+fn is_owned_by_statefulset(pod: &Pod) -> bool {
+    is_owned_by(pod, "apps/v1", "StatefulSet")
+}
+
+/// Pods Karpenter must place elsewhere when the node goes.
+///
+/// Mirrors [`crate::upstream::IS_RESCHEDULABLE`].
+pub fn is_reschedulable(pod: &Pod) -> bool {
+    (is_active(pod) || (is_owned_by_statefulset(pod) && is_terminating(pod)))
+        && !is_owned_by_daemonset(pod)
+        && !is_mirror(pod)
+}
+
+/// The state of a pod's `karpenter.sh/do-not-disrupt` annotation at `now`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DoNotDisrupt {
+    Absent,
+    /// `"true"`, or a duration still running (`until` when known).
+    Active { until: Option<Timestamp> },
+    /// A duration that has elapsed.
+    Elapsed,
+    /// Any other value: ignored with an `InvalidDoNotDisruptAnnotation` event.
+    Invalid(String),
+}
+
+/// Mirrors [`crate::upstream::IS_DO_NOT_DISRUPT_ACTIVE`].
+pub fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
+    let Some(value) = pod.metadata.annotations.get(DO_NOT_DISRUPT) else { return DoNotDisrupt::Absent };
+    if value == "true" {
+        return DoNotDisrupt::Active { until: None };
+    }
+    match value.parse::<SignedDuration>() {
+        Ok(d) if d.is_positive() => match pod.status.start_time {
+            None => DoNotDisrupt::Active { until: None },
+            Some(start) => match start.checked_add(d) {
+                Ok(until) if now < until => DoNotDisrupt::Active { until: Some(until) },
+                Ok(_) => DoNotDisrupt::Elapsed,
+                Err(_) => DoNotDisrupt::Active { until: None },
+            },
+        },
+        _ => DoNotDisrupt::Invalid(value.clone()),
+    }
+}
+
+/// Whether do-not-disrupt is in force on the pod now.
+pub fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp) -> bool {
+    matches!(do_not_disrupt(pod, now), DoNotDisrupt::Active { .. })
+}
+
+/// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule` (then it is not evicted).
+pub fn tolerates_disrupted_taint(pod: &Pod) -> bool {
+    pod.spec.tolerations.iter().any(|t| {
+        let key_ok = t.key.as_deref().is_none_or(|k| k.is_empty() || k == DISRUPTED_TAINT);
+        let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "NoSchedule");
+        let op_exists = t.operator.as_deref() == Some("Exists");
+        let value_ok = op_exists || t.value.as_deref().unwrap_or_default().is_empty();
+        key_ok && effect_ok && value_ok && (op_exists || t.key.is_some())
+    })
+}
+
+/// Pods the eviction API would be asked to evict (and so face PDBs).
+///
+/// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsEvictable`.
+pub fn is_evictable(pod: &Pod, now: Timestamp) -> bool {
+    is_active(pod) && !tolerates_disrupted_taint(pod) && !is_mirror(pod) && !is_do_not_disrupt_active(pod, now)
+}
+
+/// The pod's effective requests: containers (plus sidecars) vs. the largest init container,
+/// plus pod overhead, plus one `pods` slot. Limits stand in for missing requests, as the API
+/// server defaults them.
+pub fn requests(pod: &Pod) -> Resources {
+    let container_requests = |c: &crate::snapshot::Container| -> Resources {
+        let mut r = c.resources.limits.clone();
+        r.extend(c.resources.requests.clone());
+        r
+    };
+    let mut running = Resources::new();
+    for c in &pod.spec.containers {
+        add(&mut running, &container_requests(c));
+    }
+    let mut init_peak = Resources::new();
+    let mut sidecars = Resources::new();
+    for c in &pod.spec.init_containers {
+        let r = container_requests(c);
+        if c.restart_policy.as_deref() == Some("Always") {
+            add(&mut sidecars, &r);
+            max_into(&mut init_peak, &sidecars);
+        } else {
+            let mut during = sidecars.clone();
+            add(&mut during, &r);
+            max_into(&mut init_peak, &during);
+        }
+    }
+    add(&mut running, &sidecars);
+    max_into(&mut running, &init_peak);
+    add(&mut running, &pod.spec.overhead);
+    add(&mut running, &Resources::from([("pods".to_owned(), Quantity::from_units(1))]));
+    running
+}
+
+/// Adds `other` into `into`, key by key.
+pub fn add(into: &mut Resources, other: &Resources) {
+    for (k, v) in other {
+        let entry = into.entry(k.clone()).or_insert(Quantity::ZERO);
+        *entry = entry.plus(*v);
+    }
+}
+
+fn max_into(into: &mut Resources, other: &Resources) {
+    for (k, v) in other {
+        let entry = into.entry(k.clone()).or_insert(Quantity::ZERO);
+        if *v > *entry {
+            *entry = *v;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{do_not_disrupt, is_reschedulable, requests, DoNotDisrupt};
+    use crate::quantity::Quantity;
+    use crate::snapshot::{Container, OwnerReference, Pod};
+
+    fn pod() -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = "p".into();
+        p
+    }
+
+    fn now() -> jiff::Timestamp {
+        "2026-11-29T10:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn do_not_disrupt_values() {
+        let mut p = pod();
+        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Absent);
+        p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "true".into());
+        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: None }));
+        p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "false".into());
+        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Invalid("false".into()));
+        p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "1h".into());
+        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: None }));
+        p.status.start_time = Some("2026-11-29T09:30:00Z".parse().unwrap());
+        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: Some(_) }));
+        p.status.start_time = Some("2026-11-29T08:30:00Z".parse().unwrap());
+        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Elapsed);
+        p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "0s".into());
+        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Invalid(_)));
+    }
+
+    #[test]
+    fn daemonset_mirror_and_terminal_pods_are_not_reschedulable() {
+        let mut p = pod();
+        assert!(is_reschedulable(&p));
+        p.metadata.owner_references.push(OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "DaemonSet".into(),
+            name: "ds".into(),
+            ..OwnerReference::default()
+        });
+        assert!(!is_reschedulable(&p));
+        let mut p = pod();
+        p.status.phase = Some("Succeeded".into());
+        assert!(!is_reschedulable(&p));
+    }
+
+    #[test]
+    fn requests_take_the_larger_of_init_and_containers() {
+        let mut p = pod();
+        let mut c = Container::default();
+        c.resources.requests.insert("cpu".into(), "1".parse().unwrap());
+        p.spec.containers = vec![c.clone(), c.clone()];
+        let mut init = Container::default();
+        init.resources.requests.insert("cpu".into(), "3".parse().unwrap());
+        p.spec.init_containers = vec![init];
+        let r = requests(&p);
+        assert_eq!(r["cpu"], "3".parse::<Quantity>().unwrap());
+        assert_eq!(r["pods"], Quantity::from_units(1));
+    }
+}

@@ -1,0 +1,490 @@
+//! The round: build the cluster state and candidates, run the methods in `NewMethods` order
+//! until one produces a command, then give every node its verdict.
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/controller.go` (`Reconcile`, `disrupt`). A
+//! node's verdict replays its own case with the gates lifted (what would happen without the
+//! annotation, the PDB, the budget…), so a `Blocked` node says what it is blocked from.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::balanced::{self, Totals};
+use super::budget::{build_budget_mapping, PoolBudgets, UNBOUNDED};
+use super::candidate::{consolidatable_blockers, consolidation_policy, new_candidate, Candidate};
+use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
+use super::method::{self, drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement};
+use super::pdb::Limits;
+use super::pod;
+use super::scheduling::{self, Destination, Options, Results};
+use super::state::Cluster;
+use crate::quantity::Quantity;
+use crate::reason::{Code, Reason};
+use crate::snapshot::{Resources, Snapshot};
+use crate::upstream;
+
+/// One node's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Verdict {
+    Empty,
+    Drifted,
+    Underutilized,
+    Blocked,
+    Safe,
+}
+
+/// What happens to the node this round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Delete,
+    Replace,
+    None,
+}
+
+/// A pipeline step of one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    Candidate,
+    Cost,
+    Budget,
+    Method,
+    Simulation,
+    Price,
+    Score,
+    Decision,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    pub step: StepKind,
+    pub ok: bool,
+    pub findings: Vec<Reason>,
+}
+
+/// Where one of the node's pods would go.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PodView {
+    pub pod: String,
+    pub to: String,
+    pub why: Vec<String>,
+}
+
+/// A command of the round, by node name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandView {
+    pub reason: &'static str,
+    pub decision: Decision,
+    pub method: Method,
+    pub candidates: Vec<String>,
+    pub replacements: Vec<Replacement>,
+    pub savings: f64,
+    #[serde(skip)]
+    pub findings: Vec<Reason>,
+}
+
+/// Everything the report needs about one node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeVerdict {
+    pub name: String,
+    pub node_claim: Option<String>,
+    pub node_pool: Option<String>,
+    pub instance_type: Option<String>,
+    pub zone: Option<String>,
+    pub capacity_type: Option<String>,
+    pub price: Option<f64>,
+    pub verdict: Verdict,
+    pub reason: Option<&'static str>,
+    pub action: Action,
+    pub method: Option<Method>,
+    pub disruption_cost: f64,
+    pub blockers: Vec<Code>,
+    pub reasons: Vec<Reason>,
+    pub steps: Vec<Step>,
+    pub pods: Vec<PodView>,
+    pub pod_count: usize,
+    pub allocatable: Resources,
+    pub requested: Resources,
+}
+
+/// The replay of one round.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub captured_at: Timestamp,
+    pub method: Option<Method>,
+    pub commands: Vec<CommandView>,
+    pub nodes: Vec<NodeVerdict>,
+    pub budgets: BTreeMap<String, PoolBudgets>,
+    pub totals: BTreeMap<String, Totals>,
+    /// Conclusions the snapshot cannot support (kinds that could not be read).
+    pub uncertain: Vec<Reason>,
+}
+
+/// Replays one round at `now`.
+///
+/// Mirrors [`crate::upstream::RECONCILE`].
+pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
+    let cluster = Cluster::new(snapshot, now);
+    let limits = Limits::new(&snapshot.pdbs);
+    let candidates: Vec<Candidate<'_>> = (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
+    let budgets = build_budget_mapping(&cluster);
+    let totals = balanced::node_pool_totals(&cluster, &candidates);
+    let ctx = Context { cluster: &cluster, candidates: &candidates, budgets: &budgets, totals: &totals };
+    let mut acting: Option<(Method, Outcome)> = None;
+    let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
+    for m in Method::ALL {
+        let outcome = match m {
+            Method::Emptiness => emptiness::compute_commands(&ctx),
+            Method::StaticDrift => drift::compute_static(&ctx),
+            Method::Drift => drift::compute_commands(&ctx),
+            Method::MultiNode => multi_node::compute_commands(&ctx),
+            Method::SingleNode => single_node::compute_commands(&ctx),
+        };
+        for (i, reasons) in &outcome.skipped {
+            skipped.entry(*i).or_default().extend(reasons.iter().cloned());
+        }
+        if !outcome.commands.is_empty() {
+            acting = Some((m, outcome));
+            break;
+        }
+    }
+    let commands: Vec<&Command> = acting.as_ref().map(|(_, o)| o.commands.iter().collect()).unwrap_or_default();
+    let nodes = candidates
+        .iter()
+        .map(|c| {
+            let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
+            verdict(&ctx, c, command, acting.as_ref().map(|(m, _)| *m), skipped.get(&c.index))
+        })
+        .collect();
+    let uncertain = snapshot
+        .info
+        .unread
+        .iter()
+        .map(|u| {
+            Reason::new(Code::Uncertain, format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason))
+        })
+        .collect();
+    Replay {
+        captured_at: now,
+        method: acting.as_ref().map(|(m, _)| *m),
+        commands: commands.iter().map(|c| command_view(&cluster, c)).collect(),
+        nodes,
+        budgets,
+        totals,
+        uncertain,
+    }
+}
+
+fn command_view(cluster: &Cluster<'_>, c: &Command) -> CommandView {
+    CommandView {
+        reason: c.method.reason(),
+        decision: c.decision,
+        method: c.method,
+        candidates: c.candidates.iter().map(|&i| cluster.nodes[i].name.clone()).collect(),
+        replacements: c.replacements.clone(),
+        savings: c.savings,
+        findings: c.findings.clone(),
+    }
+}
+
+/// The reason that applies to the node with its gates lifted, and how it was found.
+struct Lifted {
+    reason: Option<&'static str>,
+    findings: Vec<Reason>,
+    results: Option<Results>,
+    command: Option<Command>,
+}
+
+fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
+    let cluster = ctx.cluster;
+    let node = &cluster.nodes[c.index];
+    let none = |findings| Lifted { reason: None, findings, results: None, command: None };
+    if !node.managed() || node.node.is_none() || c.pool.is_none() {
+        return none(vec![]);
+    }
+    if c.is_empty() {
+        return Lifted {
+            reason: Some("Empty"),
+            findings: vec![Reason::new(
+                Code::Empty,
+                format!("empty: disruption cost {:.2} <= 1.0 (no pod with a positive eviction cost)", c.disruption_cost),
+            )],
+            results: None,
+            command: None,
+        };
+    }
+    let mut findings = vec![Reason::new(
+        Code::NotEmpty,
+        format!("not empty: {} reschedulable pod(s), disruption cost {:.2}", c.reschedulable.len(), c.disruption_cost),
+    )];
+    if drift::is_drifted(cluster, c) {
+        let results = scheduling::simulate(cluster, &[c.index], Options { consolidation: false });
+        findings.push(Reason::new(Code::Drifted, "NodeClaim condition Drifted is True"));
+        if let Some(errors) = results.non_pending_errors() {
+            findings.push(Reason::new(Code::PodsCannotReschedule, method::consolidation::sentence(&errors)).at(upstream::DRIFT_COMPUTE));
+        }
+        return Lifted { reason: Some("Drifted"), findings, results: Some(results), command: None };
+    }
+    findings.push(Reason::new(Code::NotDrifted, "not drifted"));
+    if c.is_static() {
+        return none(findings);
+    }
+    let pool = c.pool.map(consolidation_policy).unwrap_or_default();
+    if pool == "WhenEmpty" {
+        findings.push(Reason::new(
+            Code::PolicyWhenEmpty,
+            format!(
+                "NodePool \"{}\" has consolidation policy WhenEmpty, but node is not empty",
+                c.pool.map(|p| p.metadata.name.as_str()).unwrap_or_default()
+            ),
+        ));
+        return none(findings);
+    }
+    let (command, reason) = single_node::single_move(ctx, c);
+    match command {
+        Some(command) => {
+            findings.extend(command.findings.iter().cloned());
+            Lifted { reason: Some("Underutilized"), findings, results: Some(command.results.clone()), command: Some(command) }
+        }
+        None => {
+            findings.extend(reason);
+            let results = if findings.iter().any(|f| f.code == Code::BalancedScoreTooLow && f.upstream == upstream::CAN_PASS_THRESHOLD) {
+                None
+            } else {
+                Some(scheduling::simulate(cluster, &[c.index], Options { consolidation: true }))
+            };
+            none_with_results(findings, results)
+        }
+    }
+}
+
+fn none_with_results(findings: Vec<Reason>, results: Option<Results>) -> Lifted {
+    Lifted { reason: None, findings, results, command: None }
+}
+
+fn verdict(
+    ctx: &Context<'_, '_>,
+    c: &Candidate<'_>,
+    acting: Option<&Command>,
+    round_method: Option<Method>,
+    skipped: Option<&Vec<Reason>>,
+) -> NodeVerdict {
+    let cluster = ctx.cluster;
+    let node = &cluster.nodes[c.index];
+    let lifted = match acting {
+        Some(cmd) => Lifted {
+            reason: Some(cmd.method.reason()),
+            findings: cmd.findings.clone(),
+            results: Some(cmd.results.clone()),
+            command: Some(cmd.clone()),
+        },
+        None => lifted(ctx, c),
+    };
+    let waive_pod_gates = lifted.reason == Some("Drifted") && c.has_termination_grace_period(cluster);
+    let mut gates: Vec<Reason> = c.node_gates.clone();
+    if !waive_pod_gates {
+        gates.extend(c.pod_gates.iter().cloned());
+    }
+    let filters: Vec<Reason> = match lifted.reason {
+        Some("Empty") => consolidatable_blockers(c, cluster, true),
+        Some("Underutilized") => consolidatable_blockers(c, cluster, false),
+        _ => Vec::new(),
+    };
+    let mut budget_findings = Vec::new();
+    let mut budget_ok = true;
+    if let (Some(reason), Some(pool)) = (lifted.reason, c.pool) {
+        if let Some(b) = ctx.budgets.get(&pool.metadata.name) {
+            let (finding, ok) = budget_finding(b, reason, acting.is_some());
+            budget_ok = ok;
+            budget_findings.push(finding);
+        }
+    }
+    let mut blockers: Vec<Reason> = gates.clone();
+    blockers.extend(filters.iter().cloned());
+    blockers.extend(budget_findings.iter().filter(|r| r.code == Code::BudgetExhausted).cloned());
+    let (verdict, action, method) = match (acting, lifted.reason) {
+        (Some(cmd), Some(reason)) => (reason_verdict(reason), action_of(cmd.decision), Some(cmd.method)),
+        (None, Some(_)) if !blockers.is_empty() => (Verdict::Blocked, Action::None, None),
+        (None, Some(reason)) => (reason_verdict(reason), Action::None, None),
+        _ => (Verdict::Safe, Action::None, None),
+    };
+    let mut method_findings = filters.clone();
+    if let Some(extra) = skipped {
+        method_findings.extend(extra.iter().filter(|r| r.code != Code::BudgetExhausted).cloned());
+    }
+    if acting.is_none() && lifted.reason.is_some() && blockers.is_empty() {
+        method_findings.push(waiting(round_method, lifted.reason.unwrap_or_default()));
+    }
+    let pods = lifted.results.as_ref().map(|r| pod_views(r, &node.name)).unwrap_or_default();
+    let mut steps = vec![
+        Step {
+            step: StepKind::Candidate,
+            ok: gates.is_empty(),
+            findings: if gates.is_empty() {
+                vec![Reason::new(Code::Candidate, "passes every candidate gate")]
+            } else {
+                gates.clone()
+            },
+        },
+        Step { step: StepKind::Cost, ok: true, findings: c.notes.clone() },
+    ];
+    if !budget_findings.is_empty() {
+        steps.push(Step { step: StepKind::Budget, ok: budget_ok, findings: budget_findings });
+    }
+    let (sim, price, score, decision) = split_findings(&lifted.findings);
+    steps.push(Step { step: StepKind::Method, ok: filters.is_empty(), findings: method_findings });
+    if !sim.is_empty() {
+        let ok = !sim.iter().any(|r| matches!(r.code, Code::PodsCannotReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded));
+        steps.push(Step { step: StepKind::Simulation, ok, findings: sim });
+    }
+    if !price.is_empty() {
+        let ok = price.iter().all(|r| r.code == Code::Replacement);
+        steps.push(Step { step: StepKind::Price, ok, findings: price });
+    }
+    if !score.is_empty() {
+        let ok = score.iter().all(|r| r.code == Code::BalancedScoreApproved);
+        steps.push(Step { step: StepKind::Score, ok, findings: score });
+    }
+    steps.push(Step { step: StepKind::Decision, ok: action != Action::None, findings: decision_findings(verdict, &lifted, decision) });
+    let reasons: Vec<Reason> = steps.iter().flat_map(|s| s.findings.iter().cloned()).collect();
+    let mut blocker_codes: Vec<Code> = blockers.iter().map(|r| r.code).collect();
+    blocker_codes.dedup();
+    let requested = node.pods.iter().filter(|p| !pod::is_terminal(p)).fold(Resources::new(), |mut acc, p| {
+        pod::add(&mut acc, &pod::requests(p));
+        acc
+    });
+    NodeVerdict {
+        name: node.name.clone(),
+        node_claim: node.claim_name().map(str::to_owned),
+        node_pool: node.node_pool_name().map(str::to_owned),
+        instance_type: node.label(INSTANCE_TYPE).map(str::to_owned),
+        zone: node.label(ZONE).map(str::to_owned),
+        capacity_type: node.label(CAPACITY_TYPE).map(str::to_owned),
+        price: c.price,
+        verdict,
+        reason: lifted.reason,
+        action,
+        method,
+        disruption_cost: c.disruption_cost,
+        blockers: blocker_codes,
+        reasons,
+        steps,
+        pods,
+        pod_count: node.pods.iter().filter(|p| pod::is_active(p)).count(),
+        allocatable: node.allocatable(),
+        requested,
+    }
+}
+
+fn budget_finding(b: &PoolBudgets, reason: &str, acted: bool) -> (Reason, bool) {
+    let Some(r) = b.for_reason(reason) else {
+        return (Reason::new(Code::BudgetAllowed, "no budget applies"), true);
+    };
+    let parts: Vec<String> = r
+        .applies
+        .iter()
+        .map(|&i| {
+            let s = &b.budgets[i];
+            match (s.value, &s.error) {
+                (_, Some(e)) => format!("{} (error: {e})", s.nodes),
+                (Some(v), None) => format!("{}={v}", s.nodes),
+                (None, None) => format!("{} (inactive)", s.nodes),
+            }
+        })
+        .collect();
+    let allowed = if r.allowed >= UNBOUNDED { "unbounded".to_owned() } else { r.allowed.to_string() };
+    let in_flight = b.disrupting.len();
+    let text = format!(
+        "budget for {reason} in NodePool \"{}\": allowed {allowed} = min({}) of {} node(s), {in_flight} in flight, {} remaining",
+        b.node_pool,
+        parts.join(", "),
+        b.counted_nodes,
+        if r.remaining >= UNBOUNDED { "unbounded".to_owned() } else { r.remaining.to_string() }
+    );
+    if r.remaining > 0 || acted {
+        return (Reason::new(Code::BudgetAllowed, text).at(upstream::BUILD_BUDGET_MAPPING), true);
+    }
+    let opens = r
+        .applies
+        .iter()
+        .filter_map(|&i| b.budgets[i].window_closes_at)
+        .min()
+        .map(|t| format!("the blocking budget window closes at {t}"))
+        .unwrap_or_else(|| "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned());
+    (Reason::new(Code::BudgetExhausted, text).at(upstream::GET_ALLOWED_DISRUPTIONS).hint(opens), false)
+}
+
+fn reason_verdict(reason: &str) -> Verdict {
+    match reason {
+        "Empty" => Verdict::Empty,
+        "Drifted" => Verdict::Drifted,
+        _ => Verdict::Underutilized,
+    }
+}
+
+fn action_of(d: Decision) -> Action {
+    match d {
+        Decision::Delete => Action::Delete,
+        Decision::Replace => Action::Replace,
+    }
+}
+
+fn waiting(round_method: Option<Method>, reason: &str) -> Reason {
+    let text = match round_method {
+        Some(m) if m.reason() == reason => {
+            format!("{} acts on other node(s) this round; this one is next in line", m.as_str())
+        }
+        Some(m) => format!("{} acted first this round (the first method with a command ends the round); {reason} comes in a later round", m.as_str()),
+        None => format!("{reason} would apply, but the method did not choose it this round"),
+    };
+    Reason::new(Code::WaitingForOtherMethod, text)
+}
+
+fn split_findings(findings: &[Reason]) -> (Vec<Reason>, Vec<Reason>, Vec<Reason>, Vec<Reason>) {
+    let (mut sim, mut price, mut score, mut decision) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for f in findings {
+        match f.code {
+            Code::PodsCannotReschedule | Code::PodsReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded => {
+                sim.push(f.clone());
+            }
+            Code::NotCheaper | Code::PriceUnknown | Code::SpotToSpotDisabled | Code::SpotFlexibilityTooLow | Code::SameInstanceType | Code::Replacement => {
+                price.push(f.clone());
+            }
+            Code::BalancedScoreTooLow | Code::BalancedScoreApproved => score.push(f.clone()),
+            _ => decision.push(f.clone()),
+        }
+    }
+    (sim, price, score, decision)
+}
+
+fn decision_findings(verdict: Verdict, lifted: &Lifted, mut found: Vec<Reason>) -> Vec<Reason> {
+    if verdict == Verdict::Safe && lifted.reason.is_none() && found.is_empty() {
+        found.push(Reason::new(Code::Candidate, "no disruption reason applies"));
+    }
+    found
+}
+
+fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {
+    results
+        .moves
+        .iter()
+        .filter(|m| !m.pending)
+        .map(|m| PodView {
+            pod: m.pod.clone(),
+            to: match &m.to {
+                Destination::Existing(n) => n.clone(),
+                Destination::New(i) => format!("new NodeClaim #{}", i + 1),
+                Destination::Nowhere => "nowhere".to_owned(),
+            },
+            why: m.why.clone(),
+        })
+        .collect()
+}
+
+/// Sum of a resource in a resource list, for display.
+pub fn amount(r: &Resources, key: &str) -> Quantity {
+    r.get(key).copied().unwrap_or_default()
+}

@@ -1,0 +1,242 @@
+//! Label requirements: node selectors, node affinity terms, NodePool and instance-type
+//! requirements, as sets that can be intersected and tested for compatibility.
+//!
+//! Mirrors karpenter `pkg/scheduling/requirements.go` (`Requirements.Compatible`, `Intersects`)
+//! and `requirement.go`; the error wording follows kube-scheduler's NodeAffinity filter.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::NodeSelectorRequirement as K8sRequirement;
+
+use crate::snapshot::{NodeSelectorRequirement, StringMap};
+
+/// One key's allowed values: `In` a set, or (`complement`) anything but a set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub complement: bool,
+    pub values: BTreeSet<String>,
+    pub greater_than: Option<i64>,
+    pub less_than: Option<i64>,
+}
+
+impl Requirement {
+    pub fn in_values<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Self {
+        Requirement { complement: false, values: values.into_iter().map(Into::into).collect(), greater_than: None, less_than: None }
+    }
+
+    pub fn exists() -> Self {
+        Requirement { complement: true, values: BTreeSet::new(), greater_than: None, less_than: None }
+    }
+
+    /// `DoesNotExist`: no value allowed.
+    fn does_not_exist() -> Self {
+        Requirement::in_values(Vec::<String>::new())
+    }
+
+    fn from_operator(operator: &str, values: &[String]) -> Option<Self> {
+        let number = || values.first().and_then(|v| v.parse::<i64>().ok());
+        Some(match operator {
+            "In" => Requirement::in_values(values.iter().cloned()),
+            "NotIn" => Requirement { complement: true, ..Requirement::in_values(values.iter().cloned()) },
+            "Exists" => Requirement::exists(),
+            "DoesNotExist" => Requirement::does_not_exist(),
+            "Gt" => Requirement { greater_than: number(), ..Requirement::exists() },
+            "Lt" => Requirement { less_than: number(), ..Requirement::exists() },
+            _ => return None,
+        })
+    }
+
+    /// Whether a concrete value is allowed.
+    pub fn allows(&self, value: &str) -> bool {
+        let in_set = self.values.contains(value);
+        let bounds_ok = match (self.greater_than, self.less_than) {
+            (None, None) => true,
+            (gt, lt) => value
+                .parse::<i64>()
+                .is_ok_and(|v| gt.is_none_or(|g| v > g) && lt.is_none_or(|l| v < l)),
+        };
+        bounds_ok && if self.complement { !in_set } else { in_set }
+    }
+
+    /// Whether the key may be absent (NotIn, DoesNotExist).
+    pub fn allows_absent(&self) -> bool {
+        (self.complement && self.greater_than.is_none() && self.less_than.is_none())
+            || (!self.complement && self.values.is_empty())
+    }
+
+    /// No value at all can satisfy it (and it is not DoesNotExist).
+    fn is_empty_set(&self) -> bool {
+        !self.complement && self.values.is_empty()
+    }
+
+    /// The intersection of two requirements on the same key.
+    #[must_use]
+    pub fn intersect(&self, other: &Requirement) -> Requirement {
+        let greater_than = self.greater_than.max(other.greater_than);
+        let less_than = match (self.less_than, other.less_than) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut out = match (self.complement, other.complement) {
+            (false, false) => Requirement::in_values(self.values.intersection(&other.values).cloned()),
+            (false, true) => Requirement::in_values(self.values.difference(&other.values).cloned()),
+            (true, false) => Requirement::in_values(other.values.difference(&self.values).cloned()),
+            (true, true) => Requirement {
+                complement: true,
+                values: self.values.union(&other.values).cloned().collect(),
+                greater_than: None,
+                less_than: None,
+            },
+        };
+        out.greater_than = greater_than;
+        out.less_than = less_than;
+        if !out.complement && (greater_than.is_some() || less_than.is_some()) {
+            let kept: BTreeSet<String> = out.values.iter().filter(|v| out.allows(v)).cloned().collect();
+            out.values = kept;
+        }
+        out
+    }
+
+    /// Whether two requirements can both hold for some value.
+    pub fn intersects(&self, other: &Requirement) -> bool {
+        let both = self.intersect(other);
+        if both.complement {
+            return match (both.greater_than, both.less_than) {
+                (Some(g), Some(l)) => l - g > 1,
+                _ => true,
+            };
+        }
+        !both.values.is_empty()
+    }
+}
+
+/// Requirements on many keys (an AND).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirements(pub BTreeMap<String, Requirement>);
+
+impl Requirements {
+    /// Every label as `key In [value]`.
+    pub fn from_labels(labels: &StringMap) -> Self {
+        Requirements(labels.iter().map(|(k, v)| (k.clone(), Requirement::in_values([v.clone()]))).collect())
+    }
+
+    /// NodePool / NodeClaim requirements (`minValues` is kept by the caller).
+    pub fn from_karpenter(reqs: &[NodeSelectorRequirement]) -> Self {
+        let mut out = Requirements::default();
+        for r in reqs {
+            if let Some(req) = Requirement::from_operator(&r.operator, &r.values) {
+                out.add(&r.key, &req);
+            }
+        }
+        out
+    }
+
+    /// A node selector term's match expressions.
+    pub fn from_k8s(reqs: &[K8sRequirement]) -> Self {
+        let mut out = Requirements::default();
+        for r in reqs {
+            let values = r.values.clone().unwrap_or_default();
+            if let Some(req) = Requirement::from_operator(&r.operator, &values) {
+                out.add(&r.key, &req);
+            }
+        }
+        out
+    }
+
+    /// Intersects `req` into the key.
+    pub fn add(&mut self, key: &str, req: &Requirement) {
+        let merged = match self.0.get(key) {
+            Some(existing) => existing.intersect(req),
+            None => req.clone(),
+        };
+        self.0.insert(key.to_owned(), merged);
+    }
+
+    /// Intersects all of `other` into self.
+    pub fn add_all(&mut self, other: &Requirements) {
+        for (k, r) in &other.0 {
+            self.add(k, r);
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Requirement> {
+        self.0.get(key)
+    }
+
+    /// Checks that `pod` requirements can hold on something described by `self`. Keys in
+    /// `undefined_ok` may be missing from `self` (well-known labels a new node will get).
+    ///
+    /// Mirrors karpenter `Requirements.Compatible`.
+    pub fn compatible(&self, pod: &Requirements, undefined_ok: &dyn Fn(&str) -> bool) -> Result<(), String> {
+        for (key, want) in &pod.0 {
+            match self.0.get(key) {
+                Some(have) => {
+                    if !have.intersects(want) && !(want.allows_absent() && want.is_empty_set()) {
+                        return Err(format!("key {key}: {} not in {}", describe(have), describe(want)));
+                    }
+                    if want.is_empty_set() && !have.is_empty_set() && !have.complement {
+                        return Err(format!("key {key} must not exist"));
+                    }
+                }
+                None if want.allows_absent() || undefined_ok(key) => {}
+                None => return Err(format!("key {key} does not have known values")),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn describe(r: &Requirement) -> String {
+    let values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+    if r.complement {
+        format!("NotIn [{}]", values.join(","))
+    } else {
+        format!("In [{}]", values.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Requirement, Requirements};
+
+    fn labels(pairs: &[(&str, &str)]) -> Requirements {
+        Requirements::from_labels(&pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
+    }
+
+    fn no_undefined(_: &str) -> bool {
+        false
+    }
+
+    #[test]
+    fn in_notin_exists_doesnotexist() {
+        let node = labels(&[("zone", "a"), ("arch", "amd64")]);
+        let mut pod = Requirements::default();
+        pod.add("zone", &Requirement::in_values(["a", "b"]));
+        assert!(node.compatible(&pod, &no_undefined).is_ok());
+        pod.add("arch", &Requirement { complement: true, ..Requirement::in_values(["amd64"]) });
+        assert!(node.compatible(&pod, &no_undefined).is_err());
+        let mut dne = Requirements::default();
+        dne.add("gpu", &Requirement::in_values(Vec::<String>::new()));
+        assert!(node.compatible(&dne, &no_undefined).is_ok());
+        assert!(labels(&[("gpu", "x")]).compatible(&dne, &no_undefined).is_err());
+        let mut exists = Requirements::default();
+        exists.add("gpu", &Requirement::exists());
+        assert!(node.compatible(&exists, &no_undefined).is_err());
+    }
+
+    #[test]
+    fn gt_lt_bounds() {
+        let mut pod = Requirements::default();
+        pod.add("cpu", &Requirement { greater_than: Some(4), ..Requirement::exists() });
+        assert!(labels(&[("cpu", "8")]).compatible(&pod, &no_undefined).is_ok());
+        assert!(labels(&[("cpu", "2")]).compatible(&pod, &no_undefined).is_err());
+    }
+
+    #[test]
+    fn intersection_narrows() {
+        let a = Requirement::in_values(["a", "b", "c"]);
+        let b = Requirement { complement: true, ..Requirement::in_values(["b"]) };
+        assert_eq!(a.intersect(&b).values.len(), 2);
+        assert!(!Requirement::in_values(["a"]).intersects(&Requirement::in_values(["b"])));
+    }
+}

@@ -1,0 +1,70 @@
+//! Taints and tolerations.
+//!
+//! Mirrors karpenter `pkg/scheduling/taints.go` `Taints.ToleratesPod` and kube-scheduler's
+//! TaintToleration filter (`v1helper.TolerationsTolerateTaint`), with its error wording.
+
+use k8s_openapi::api::core::v1::Toleration;
+
+use crate::snapshot::Taint;
+
+/// Whether one toleration tolerates one taint.
+pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
+    let effect_ok = toleration.effect.as_deref().is_none_or(|e| e.is_empty() || e == taint.effect);
+    if !effect_ok {
+        return false;
+    }
+    let key = toleration.key.as_deref().unwrap_or_default();
+    match toleration.operator.as_deref().unwrap_or("Equal") {
+        "Exists" => key.is_empty() || key == taint.key,
+        _ => key == taint.key && toleration.value.as_deref().unwrap_or_default() == taint.value.as_deref().unwrap_or_default(),
+    }
+}
+
+/// The first taint not tolerated, as kube-scheduler words it. `PreferNoSchedule` taints are
+/// enforced unless `ignore_prefer_no_schedule` (Karpenter's last relaxation).
+pub fn untolerated<'t>(
+    tolerations: &[Toleration],
+    taints: &'t [Taint],
+    ignore_prefer_no_schedule: bool,
+) -> Option<&'t Taint> {
+    taints.iter().find(|taint| {
+        !(ignore_prefer_no_schedule && taint.effect == "PreferNoSchedule")
+            && !tolerations.iter().any(|t| tolerates(t, taint))
+    })
+}
+
+/// kube-scheduler's message for an untolerated taint.
+pub fn message(taint: &Taint) -> String {
+    format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value.as_deref().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tolerates, untolerated};
+    use crate::snapshot::Taint;
+    use k8s_openapi::api::core::v1::Toleration;
+
+    fn taint(key: &str, value: &str, effect: &str) -> Taint {
+        Taint { key: key.into(), value: Some(value.into()), effect: effect.into() }
+    }
+
+    #[test]
+    fn equal_and_exists() {
+        let t = taint("dedicated", "gpu", "NoSchedule");
+        let equal = Toleration { key: Some("dedicated".into()), value: Some("gpu".into()), ..Toleration::default() };
+        assert!(tolerates(&equal, &t));
+        let wrong = Toleration { key: Some("dedicated".into()), value: Some("cpu".into()), ..Toleration::default() };
+        assert!(!tolerates(&wrong, &t));
+        let all = Toleration { operator: Some("Exists".into()), ..Toleration::default() };
+        assert!(tolerates(&all, &t));
+        let other_effect = Toleration { operator: Some("Exists".into()), effect: Some("NoExecute".into()), ..Toleration::default() };
+        assert!(!tolerates(&other_effect, &t));
+    }
+
+    #[test]
+    fn prefer_no_schedule_relaxed_last() {
+        let taints = [taint("soft", "x", "PreferNoSchedule")];
+        assert!(untolerated(&[], &taints, false).is_some());
+        assert!(untolerated(&[], &taints, true).is_none());
+    }
+}

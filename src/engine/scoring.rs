@@ -1,0 +1,77 @@
+//! The Balanced score of every candidate of one NodePool, whatever the pool's policy: each
+//! candidate's best single-node move (delete, or replace with something cheaper), scored
+//! against the pool's totals.
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/balanced.go` (`ScoreMove`) applied to the moves
+//! `SingleNodeConsolidation` would compute.
+
+use jiff::Timestamp;
+
+use super::balanced::{self, Score, Totals};
+use super::candidate::{consolidation_policy, new_candidate, Candidate};
+use super::method::consolidation::{compute_consolidation, Kind};
+use super::method::Decision;
+use super::pdb::Limits;
+use super::state::Cluster;
+use crate::snapshot::Snapshot;
+
+/// One candidate's best move and its score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveScore {
+    pub node: String,
+    pub price: Option<f64>,
+    pub pods: usize,
+    pub disruption_cost: f64,
+    pub cost_terms: String,
+    pub decision: Option<Decision>,
+    pub replacement: Vec<String>,
+    pub savings: f64,
+    pub score: Option<Score>,
+    /// Why there is no move (the consolidation's own finding).
+    pub no_move: Option<String>,
+}
+
+/// A pool's totals and every candidate's score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolScore {
+    pub pool: String,
+    pub policy: String,
+    pub totals: Totals,
+    pub candidates: Vec<MoveScore>,
+}
+
+/// Scores every gate-passing node of `pool`; `None` when the pool does not exist.
+pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<PoolScore> {
+    let cluster = Cluster::new(snapshot, now);
+    let node_pool = cluster.pools.get(pool).copied()?;
+    let limits = Limits::new(&snapshot.pdbs);
+    let candidates: Vec<Candidate<'_>> = (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
+    let all_totals = balanced::node_pool_totals(&cluster, &candidates);
+    let totals = all_totals.get(pool).copied().unwrap_or_default();
+    let scored = candidates
+        .iter()
+        .filter(|c| c.pool.is_some_and(|p| p.metadata.name == pool) && c.passes(false))
+        .map(|c| {
+            let m = compute_consolidation(&cluster, &[c], Kind::Single);
+            let score = m.decision.map(|_| balanced::score_move(m.savings, c.disruption_cost, totals));
+            MoveScore {
+                node: c.name.clone(),
+                price: c.price,
+                pods: c.reschedulable.len(),
+                disruption_cost: c.disruption_cost,
+                cost_terms: c
+                    .notes
+                    .iter()
+                    .find(|r| r.code == crate::reason::Code::DisruptionCost)
+                    .map(|r| r.message.clone())
+                    .unwrap_or_default(),
+                decision: m.decision,
+                replacement: m.replacement.map(|r| r.instance_types).unwrap_or_default(),
+                savings: m.savings,
+                score,
+                no_move: if m.decision.is_none() { m.findings.first().map(|f| f.message.clone()) } else { None },
+            }
+        })
+        .collect();
+    Some(PoolScore { pool: pool.to_owned(), policy: consolidation_policy(node_pool), totals, candidates: scored })
+}

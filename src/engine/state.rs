@@ -1,0 +1,214 @@
+//! Cluster state as Karpenter's `state.Cluster` sees it: Nodes and NodeClaims paired into
+//! state nodes, pods indexed by node, NodePools and instance types by name.
+//!
+//! Mirrors karpenter `pkg/controllers/state/statenode.go` (`StateNode.Labels`, `Initialized`,
+//! `MarkedForDeletion`, `Managed`). Built once per replay; everything else borrows from it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::Timestamp;
+
+use super::labels::{DISRUPTED_TAINT, INITIALIZED, NODEPOOL, REGISTERED};
+use crate::snapshot::{is_true, InstanceType, Node, NodeClaim, NodePool, Pod, Resources, Snapshot, StringMap, Taint};
+
+/// A Node and/or its NodeClaim.
+#[derive(Debug, Clone)]
+pub struct StateNode<'a> {
+    /// The Node's name, or the NodeClaim's when there is no Node.
+    pub name: String,
+    pub node: Option<&'a Node>,
+    pub claim: Option<&'a NodeClaim>,
+    /// Pods bound to the node, in snapshot order.
+    pub pods: Vec<&'a Pod>,
+}
+
+impl StateNode<'_> {
+    /// Managed by Karpenter: has a NodeClaim.
+    pub fn managed(&self) -> bool {
+        self.claim.is_some()
+    }
+
+    /// Labels from the NodeClaim until the Node registered, from the Node afterwards.
+    pub fn labels(&self) -> &StringMap {
+        match (self.node, self.claim) {
+            (Some(node), Some(claim)) if node.metadata.labels.get(REGISTERED).map(String::as_str) != Some("true") => {
+                if claim.metadata.labels.is_empty() {
+                    &node.metadata.labels
+                } else {
+                    &claim.metadata.labels
+                }
+            }
+            (Some(node), _) => &node.metadata.labels,
+            (None, Some(claim)) => &claim.metadata.labels,
+            (None, None) => empty_map(),
+        }
+    }
+
+    /// Annotations, from the same source as the labels.
+    pub fn annotations(&self) -> &StringMap {
+        match (self.node, self.claim) {
+            (Some(node), _) if node.metadata.labels.get(REGISTERED).map(String::as_str) == Some("true") => {
+                &node.metadata.annotations
+            }
+            (_, Some(claim)) => &claim.metadata.annotations,
+            (Some(node), None) => &node.metadata.annotations,
+            (None, None) => empty_map(),
+        }
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels().get(key).map(String::as_str)
+    }
+
+    pub fn node_pool_name(&self) -> Option<&str> {
+        self.label(NODEPOOL)
+    }
+
+    /// Initialized: the Node carries `karpenter.sh/initialized=true` (unmanaged nodes always are).
+    pub fn initialized(&self) -> bool {
+        if !self.managed() {
+            return true;
+        }
+        self.node.is_some_and(|n| n.metadata.labels.get(INITIALIZED).map(String::as_str) == Some("true"))
+    }
+
+    /// Deleting: NodeClaim deletion timestamp, `InstanceTerminating`, or (unmanaged) Node deletion.
+    pub fn marked_for_deletion(&self) -> bool {
+        match self.claim {
+            Some(claim) => {
+                claim.metadata.deletion_timestamp.is_some()
+                    || is_true(&claim.status.conditions, "InstanceTerminating")
+                    || self.node.is_some_and(|n| n.metadata.deletion_timestamp.is_some())
+            }
+            None => self.node.is_some_and(|n| n.metadata.deletion_timestamp.is_some()),
+        }
+    }
+
+    /// In Karpenter's orchestration queue: `karpenter.sh/disrupted` taint or `DisruptionReason`.
+    pub fn already_disrupting(&self) -> bool {
+        self.node.is_some_and(|n| n.spec.taints.iter().any(|t| t.key == DISRUPTED_TAINT))
+            || self.claim.is_some_and(|c| is_true(&c.status.conditions, "DisruptionReason"))
+    }
+
+    /// The Node's `Ready` condition is `True`.
+    pub fn ready(&self) -> bool {
+        self.node.is_some_and(|n| is_true(&n.status.conditions, "Ready"))
+    }
+
+    pub fn taints(&self) -> &[Taint] {
+        match (self.node, self.claim) {
+            (Some(n), _) => &n.spec.taints,
+            (None, Some(c)) => &c.spec.taints,
+            (None, None) => &[],
+        }
+    }
+
+    /// Allocatable; for a node not yet reporting it, the NodeClaim's.
+    pub fn allocatable(&self) -> Resources {
+        let from_node = self.node.map(|n| n.status.allocatable.clone()).unwrap_or_default();
+        let mut out = self.claim.map(|c| c.status.allocatable.clone()).unwrap_or_default();
+        for (k, v) in from_node {
+            if v.milli() != 0 || !out.contains_key(&k) {
+                out.insert(k, v);
+            }
+        }
+        out
+    }
+
+    /// `spec.unschedulable` (cordoned).
+    pub fn cordoned(&self) -> bool {
+        self.node.is_some_and(|n| n.spec.unschedulable)
+    }
+
+    pub fn claim_name(&self) -> Option<&str> {
+        self.claim.map(|c| c.metadata.name.as_str())
+    }
+}
+
+fn empty_map() -> &'static StringMap {
+    static EMPTY: std::sync::OnceLock<StringMap> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(StringMap::new)
+}
+
+/// The whole cluster at `now`.
+#[derive(Debug)]
+pub struct Cluster<'a> {
+    pub snapshot: &'a Snapshot,
+    pub now: Timestamp,
+    /// Sorted by name.
+    pub nodes: Vec<StateNode<'a>>,
+    pub node_index: HashMap<&'a str, usize>,
+    pub pools: BTreeMap<&'a str, &'a NodePool>,
+    pub instance_types: BTreeMap<&'a str, &'a InstanceType>,
+    /// Pods not bound to any node.
+    pub unbound_pods: Vec<&'a Pod>,
+}
+
+impl<'a> Cluster<'a> {
+    pub fn new(snapshot: &'a Snapshot, now: Timestamp) -> Self {
+        let mut claims_by_provider: HashMap<&str, &NodeClaim> = HashMap::new();
+        let mut claims_by_node: HashMap<&str, &NodeClaim> = HashMap::new();
+        for claim in &snapshot.node_claims {
+            if let Some(id) = claim.status.provider_id.as_deref().filter(|s| !s.is_empty()) {
+                claims_by_provider.insert(id, claim);
+            }
+            if let Some(name) = claim.status.node_name.as_deref().filter(|s| !s.is_empty()) {
+                claims_by_node.insert(name, claim);
+            }
+        }
+        let mut paired = std::collections::HashSet::new();
+        let mut nodes: Vec<StateNode<'a>> = Vec::new();
+        for node in &snapshot.nodes {
+            let claim = node
+                .spec
+                .provider_id
+                .as_deref()
+                .and_then(|id| claims_by_provider.get(id).copied())
+                .or_else(|| claims_by_node.get(node.metadata.name.as_str()).copied());
+            if let Some(c) = claim {
+                paired.insert(c.metadata.name.as_str());
+            }
+            nodes.push(StateNode { name: node.metadata.name.clone(), node: Some(node), claim, pods: Vec::new() });
+        }
+        for claim in &snapshot.node_claims {
+            if !paired.contains(claim.metadata.name.as_str()) {
+                nodes.push(StateNode { name: claim.metadata.name.clone(), node: None, claim: Some(claim), pods: Vec::new() });
+            }
+        }
+        nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        let node_index: HashMap<&'a str, usize> = HashMap::new();
+        let mut cluster = Cluster {
+            snapshot,
+            now,
+            nodes,
+            node_index,
+            pools: snapshot.node_pools.iter().map(|p| (p.metadata.name.as_str(), p)).collect(),
+            instance_types: snapshot.instance_types.iter().map(|i| (i.name.as_str(), i)).collect(),
+            unbound_pods: Vec::new(),
+        };
+        let mut by_name: HashMap<&'a str, usize> = HashMap::new();
+        for (i, n) in cluster.nodes.iter().enumerate() {
+            if let Some(node) = n.node {
+                by_name.insert(node.metadata.name.as_str(), i);
+            } else if let Some(claim) = n.claim {
+                by_name.insert(claim.metadata.name.as_str(), i);
+            }
+        }
+        for pod in &snapshot.pods {
+            match pod.spec.node_name.as_deref().and_then(|n| by_name.get(n)) {
+                Some(&i) => cluster.nodes[i].pods.push(pod),
+                None => cluster.unbound_pods.push(pod),
+            }
+        }
+        cluster.node_index = by_name;
+        cluster
+    }
+
+    pub fn node(&self, name: &str) -> Option<&StateNode<'a>> {
+        self.node_index.get(name).map(|&i| &self.nodes[i])
+    }
+
+    pub fn pool_of(&self, node: &StateNode<'_>) -> Option<&'a NodePool> {
+        node.node_pool_name().and_then(|p| self.pools.get(p).copied())
+    }
+}

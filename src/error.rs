@@ -1,0 +1,101 @@
+//! The one error type, used only at the edges (`source/`, `app.rs`), and the exit codes.
+//!
+//! Findings about the cluster are never errors: they are reasons in the report. An `Error` means
+//! the input or the cluster could not be read, or the command named something that is not there.
+
+use std::path::PathBuf;
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+
+/// The command ran; the report is the answer, whatever it says.
+pub const EXIT_OK: u8 = 0;
+/// The input or the cluster could not be read, or the target does not exist.
+pub const EXIT_ERROR: u8 = 1;
+/// The command line was wrong (clap uses the same code).
+pub const EXIT_USAGE: u8 = 2;
+/// `pdb-audit --fail-on=…` found something at or above the threshold.
+pub const EXIT_FINDINGS: u8 = 3;
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum Error {
+    #[error("could not read `{path}`")]
+    #[diagnostic(code(input::io), help("check the path; use `-` to read the snapshot from stdin"))]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("`{path}` is not valid YAML or JSON: {message}")]
+    #[diagnostic(code(input::syntax), help("{help}"))]
+    Syntax {
+        path: String,
+        message: String,
+        help: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("here")]
+        span: Option<SourceSpan>,
+    },
+
+    #[error("{path}:{line}:{column}: {kind} `{name}`, field `{field}`: {message}")]
+    #[diagnostic(code(input::object), help("{help}"))]
+    Object {
+        path: String,
+        line: usize,
+        column: usize,
+        kind: String,
+        name: String,
+        field: String,
+        message: String,
+        help: String,
+        #[source_code]
+        src: NamedSource<String>,
+        #[label("{field}")]
+        span: Option<SourceSpan>,
+    },
+
+    #[error("`{path}` holds no Node, NodeClaim or NodePool")]
+    #[diagnostic(
+        code(input::empty),
+        help("capture one with `kubectl consolidation snapshot -o snapshot.yaml`, or with `kubectl get nodes,pods,nodepools,nodeclaims,pdb -A -o yaml`")
+    )]
+    EmptySnapshot { path: String },
+
+    #[error("could not read prices from `{path}`: {message}")]
+    #[diagnostic(
+        code(input::prices),
+        help("--prices takes an InstanceTypes document or Karpenter's /metrics text (karpenter_cloudprovider_instance_type_offering_price_estimate)")
+    )]
+    Prices { path: String, message: String },
+
+    #[error("could not load the kubeconfig: {message}")]
+    #[diagnostic(code(cluster::kubeconfig), help("{help}"))]
+    Kubeconfig { message: String, help: String },
+
+    #[error("could not list {what} from the cluster: {message}")]
+    #[diagnostic(code(cluster::api), help("{help}"))]
+    Cluster { what: String, message: String, help: String },
+
+    #[error("no karpenter.sh/v1 NodePool in this cluster: Karpenter >= 1.0 is required{detail}")]
+    #[diagnostic(
+        code(cluster::no_karpenter),
+        help("check `kubectl api-resources --api-group=karpenter.sh`; replay a file with --snapshot instead")
+    )]
+    NoKarpenter { detail: String },
+
+    #[error("{kind} `{name}` is not in the snapshot")]
+    #[diagnostic(code(target::not_found), help("{help}"))]
+    TargetNotFound { kind: String, name: String, help: String },
+
+    #[error("could not write the output: {0}")]
+    #[diagnostic(code(output::io))]
+    Output(#[source] std::io::Error),
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        EXIT_ERROR
+    }
+}

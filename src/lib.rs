@@ -1,0 +1,24 @@
+//! `kubectl-consolidation`: what will Karpenter do to my nodes, and why?
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! source (cluster | file) → snapshot::Snapshot → engine::replay (pure) → report → render
+//! ```
+//!
+//! Only `source/` and `app.rs` touch the world; the engine is pure and deterministic.
+
+pub mod app;
+pub mod cli;
+pub mod completion;
+pub mod engine;
+pub mod error;
+pub mod object_ref;
+pub mod quantity;
+pub mod reason;
+pub mod render;
+pub mod report;
+pub mod snapshot;
+pub mod source;
+pub mod upstream;
+pub mod whatif;

@@ -1,0 +1,234 @@
+//! Kubernetes resource quantities as exact integers.
+//!
+//! A quantity is held in milli-units (`1` CPU = `1000`, `1Ki` = `1_024_000`), as `i128` so that
+//! every suffix up to `Ei` and every decimal exponent the API server accepts fits without
+//! rounding. Fractions below one milli-unit round up, as `resource.Quantity.MilliValue` does.
+//! Serialises back to a canonical string that parses to the same value, so snapshots round-trip.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+/// A resource quantity in exact milli-units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Quantity(i128);
+
+/// Why a quantity string could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{input}` is not a Kubernetes quantity (expected e.g. `500m`, `2`, `1.5Gi`, `1e3`)")]
+pub struct QuantityError {
+    /// The text that failed.
+    pub input: String,
+}
+
+impl Quantity {
+    /// Zero.
+    pub const ZERO: Quantity = Quantity(0);
+
+    /// A quantity of `milli` thousandths.
+    pub const fn from_milli(milli: i128) -> Self {
+        Quantity(milli)
+    }
+
+    /// A whole-unit quantity (`pods: 110`, bytes).
+    pub const fn from_units(units: i128) -> Self {
+        Quantity(units * 1000)
+    }
+
+    /// The value in milli-units.
+    pub const fn milli(self) -> i128 {
+        self.0
+    }
+
+    /// The value in whole units, rounded up (as `Quantity.Value`).
+    pub fn units_ceil(self) -> i128 {
+        self.0.div_euclid(1000) + i128::from(self.0.rem_euclid(1000) != 0)
+    }
+
+    /// The value as a float of whole units, for display and ratios only.
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    /// Saturating addition.
+    #[must_use]
+    pub fn plus(self, other: Quantity) -> Quantity {
+        Quantity(self.0.saturating_add(other.0))
+    }
+
+    /// Saturating subtraction (may go negative, as the scheduler's arithmetic does).
+    #[must_use]
+    pub fn minus(self, other: Quantity) -> Quantity {
+        Quantity(self.0.saturating_sub(other.0))
+    }
+}
+
+const BINARY: [(&str, u32); 6] = [("Ki", 10), ("Mi", 20), ("Gi", 30), ("Ti", 40), ("Pi", 50), ("Ei", 60)];
+const DECIMAL: [(&str, i32); 9] = [
+    ("n", -9),
+    ("u", -6),
+    ("m", -3),
+    ("k", 3),
+    ("M", 6),
+    ("G", 9),
+    ("T", 12),
+    ("P", 15),
+    ("E", 18),
+];
+
+impl FromStr for Quantity {
+    type Err = QuantityError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        parse(input.trim()).ok_or_else(|| QuantityError { input: input.to_owned() })
+    }
+}
+
+/// Parses `<sign><digits>[.<digits>]<suffix>` into milli-units.
+fn parse(text: &str) -> Option<Quantity> {
+    let (negative, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let number_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
+    let (number, suffix) = body.split_at(number_end);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let digits = format!("{whole}{fraction}");
+    let mantissa: i128 = digits.parse().ok()?;
+    let mut exponent10: i32 = -(fraction.len() as i32);
+    let mut binary_shift = 0;
+    if let Some((_, shift)) = BINARY.iter().find(|(s, _)| *s == suffix) {
+        binary_shift = *shift;
+    } else if let Some((_, exp)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
+        exponent10 += exp;
+    } else if let Some(exp) = suffix.strip_prefix(['e', 'E']) {
+        exponent10 += exp.parse::<i32>().ok()?;
+    } else if !suffix.is_empty() {
+        return None;
+    }
+    exponent10 += 3;
+    let scaled = mantissa.checked_mul(1i128.checked_shl(binary_shift)?)?;
+    let milli = if exponent10 >= 0 {
+        scaled.checked_mul(10i128.checked_pow(exponent10.unsigned_abs())?)?
+    } else {
+        let divisor = 10i128.checked_pow(exponent10.unsigned_abs()).unwrap_or(i128::MAX);
+        scaled / divisor + i128::from(scaled % divisor != 0)
+    };
+    Some(Quantity(if negative { -milli } else { milli }))
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let milli = self.0;
+        if milli % 1000 != 0 {
+            return write!(f, "{milli}m");
+        }
+        let units = milli / 1000;
+        if units != 0 {
+            for (suffix, shift) in BINARY.iter().rev() {
+                let base = 1i128 << shift;
+                if units % base == 0 {
+                    return write!(f, "{}{suffix}", units / base);
+                }
+            }
+        }
+        write!(f, "{units}")
+    }
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Kubernetes quantity such as \"500m\" or \"2Gi\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Quantity, E> {
+                v.parse().map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::from_units(i128::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::from_units(i128::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Quantity, E> {
+                v.to_string().parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Quantity;
+    use proptest::prelude::*;
+
+    fn milli(text: &str) -> i128 {
+        text.parse::<Quantity>().unwrap().milli()
+    }
+
+    #[test]
+    fn parses_cpu_forms() {
+        assert_eq!(milli("500m"), 500);
+        assert_eq!(milli("2"), 2_000);
+        assert_eq!(milli("1.5"), 1_500);
+        assert_eq!(milli("0.1"), 100);
+        assert_eq!(milli("100u"), 1);
+    }
+
+    #[test]
+    fn parses_memory_forms() {
+        assert_eq!(milli("1Ki"), 1_024_000);
+        assert_eq!(milli("1.5Gi"), 1_610_612_736_000);
+        assert_eq!(milli("1e3"), 1_000_000);
+        assert_eq!(milli("1E3"), 1_000_000);
+        assert_eq!(milli("128974848"), 128_974_848_000);
+        assert_eq!(milli("129M"), 129_000_000_000);
+        assert_eq!(milli("8Ei"), 8 * (1i128 << 60) * 1000);
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        for bad in ["lots", "", "1Qi", "--1", "1.2.3", "Gi", "."] {
+            assert!(bad.parse::<Quantity>().is_err(), "{bad} should not parse");
+        }
+    }
+
+    #[test]
+    fn accepts_bare_yaml_numbers() {
+        let q: Quantity = serde_json::from_str("2").unwrap();
+        assert_eq!(q.milli(), 2_000);
+        let q: Quantity = serde_json::from_str("0.5").unwrap();
+        assert_eq!(q.milli(), 500);
+    }
+
+    #[test]
+    fn displays_canonically() {
+        assert_eq!("1024Mi".parse::<Quantity>().unwrap().to_string(), "1Gi");
+        assert_eq!("1500m".parse::<Quantity>().unwrap().to_string(), "1500m");
+        assert_eq!("3".parse::<Quantity>().unwrap().to_string(), "3");
+        assert_eq!("0".parse::<Quantity>().unwrap().to_string(), "0");
+    }
+
+    proptest! {
+        #[test]
+        fn display_round_trips(m in -1_000_000_000_000_000i128..1_000_000_000_000_000i128) {
+            let q = Quantity::from_milli(m);
+            prop_assert_eq!(q.to_string().parse::<Quantity>().unwrap(), q);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The face of the product: `explain node/X` as numbered steps with a ✓/✗ per check, the
+//! numbers behind each decision, the upstream reference dimmed, and what would change it.
+
+use super::Styles;
+use crate::engine::{StepKind, Verdict};
+use crate::report::explain::NodeExplanation;
+
+fn step_title(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::Candidate => "Candidate",
+        StepKind::Cost => "Cost",
+        StepKind::Budget => "Budget",
+        StepKind::Method => "Method",
+        StepKind::Simulation => "Simulation",
+        StepKind::Price => "Price",
+        StepKind::Score => "Score",
+        StepKind::Decision => "Decision",
+    }
+}
+
+fn verdict_line(e: &NodeExplanation, styles: &Styles) -> String {
+    let n = &e.node;
+    let verdict = format!("{:?}", n.verdict);
+    let style = match n.verdict {
+        Verdict::Safe => styles.ok,
+        Verdict::Blocked => styles.bad,
+        _ => styles.warning,
+    };
+    let mut line = format!("node/{}  {}", n.name, Styles::paint(style, &verdict));
+    match (n.verdict, n.reason) {
+        (Verdict::Blocked, Some(r)) => line.push_str(&format!(" from {r}")),
+        (_, _) if n.action != crate::engine::Action::None => {
+            line.push_str(&format!(" → {:?}", n.action).to_lowercase());
+            if let Some(m) = n.method {
+                line.push_str(&format!(" ({m})"));
+            }
+        }
+        _ => {}
+    }
+    if !n.blockers.is_empty() {
+        let codes: Vec<String> = n.blockers.iter().map(ToString::to_string).collect();
+        line.push_str(&format!("  [{}]", codes.join(", ")));
+    }
+    line
+}
+
+pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
+    let n = &e.node;
+    let mut out = format!("{}\n", verdict_line(e, styles));
+    let facts = [
+        n.node_pool.as_ref().map(|p| format!("nodepool {p}")),
+        n.node_claim.as_ref().map(|c| format!("nodeclaim {c}")),
+        n.instance_type.clone(),
+        n.zone.clone(),
+        n.capacity_type.clone(),
+        Some(n.price.map_or_else(|| "price unknown".to_owned(), |p| format!("${p:.4}/h"))),
+        Some(format!("{} pod(s)", n.pods)),
+    ];
+    let facts: Vec<String> = facts.into_iter().flatten().collect();
+    out.push_str(&format!("  {}\n", facts.join(" · ")));
+    let resources: Vec<String> = ["cpu", "memory", "pods"]
+        .iter()
+        .filter_map(|k| {
+            let alloc = e.allocatable.get(*k)?;
+            Some(format!("{k} {}/{alloc}", e.requested.get(*k).map_or("0", String::as_str)))
+        })
+        .collect();
+    if !resources.is_empty() {
+        out.push_str(&format!("  requested/allocatable: {}\n", resources.join(", ")));
+    }
+    out.push('\n');
+    let mut hints = Vec::new();
+    for (i, step) in e.steps.iter().enumerate() {
+        let mark = if step.ok { Styles::paint(styles.ok, "✓") } else { Styles::paint(styles.bad, "✗") };
+        out.push_str(&format!("{:>2} {:<10} {mark}", i + 1, step_title(step.step)));
+        for (j, f) in step.findings.iter().enumerate() {
+            let prefix = if j == 0 { " ".to_owned() } else { format!("{:16}", "") };
+            out.push_str(&format!(
+                "{prefix}{} {}  {}\n",
+                Styles::paint(styles.code, f.code),
+                f.message,
+                Styles::paint(styles.dim, f.upstream)
+            ));
+            if let Some(h) = &f.hint {
+                hints.push(format!("{}: {h}", f.code));
+            }
+        }
+        if step.findings.is_empty() {
+            out.push('\n');
+        }
+        if step.step == StepKind::Simulation || (step.step == StepKind::Method && i + 1 == e.steps.len()) {
+            for p in &e.pods {
+                out.push_str(&format!("{:16}{} → {}", "", p.pod, p.to));
+                let why = if wide { p.why.join("; ") } else { p.why.first().cloned().unwrap_or_default() };
+                if !why.is_empty() {
+                    out.push_str(&format!("  ({why})"));
+                }
+                out.push('\n');
+            }
+        }
+    }
+    if !e.events.is_empty() {
+        out.push_str("\nKarpenter's last word (Events):\n");
+        for ev in &e.events {
+            let at = ev.at.map(|t| t.to_string()).unwrap_or_default();
+            let flag = if ev.disagrees { Styles::paint(styles.warning, "  ← disagrees with this replay") } else { String::new() };
+            out.push_str(&format!("  {at}  {} {}: {}{flag}\n", ev.object, ev.reason, ev.message));
+        }
+    }
+    if !hints.is_empty() {
+        out.push_str("\nWhat would change this:\n");
+        for h in hints {
+            out.push_str(&format!("  - {h}\n"));
+        }
+    }
+    for u in &e.uncertain {
+        out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
+    }
+    out
+}
+
+pub(super) fn markdown(e: &NodeExplanation) -> String {
+    let mut out = format!("## {}\n\n", verdict_line(e, &Styles::plain()));
+    for (i, step) in e.steps.iter().enumerate() {
+        for f in &step.findings {
+            out.push_str(&format!(
+                "{}. **{}** {} `{}` {} — _{}_\n",
+                i + 1,
+                step_title(step.step),
+                if step.ok { "✓" } else { "✗" },
+                f.code,
+                f.message,
+                f.upstream
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,246 @@
+//! `pdb-audit` as a kubectl-style table with a fixes section below it, or as Markdown.
+
+use super::table::{kubectl, markdown as markdown_table};
+use super::Styles;
+use crate::report::pdb_audit::{Finding, PdbAudit, Severity};
+
+const HEADERS: [&str; 7] = ["SEVERITY", "PDB", "WORKLOAD", "REPLICAS", "CODE", "NODE", "MESSAGE"];
+const WIDE_HEADERS: [&str; 10] =
+    ["SEVERITY", "PDB", "WORKLOAD", "REPLICAS", "CODE", "NODE", "NODEPOOL", "ALLOWED", "MESSAGE", "FIX"];
+
+fn severity_style(severity: Severity, styles: &Styles) -> owo_colors::Style {
+    match severity {
+        Severity::Critical => styles.critical,
+        Severity::Warning => styles.warning,
+        Severity::Info => styles.info,
+    }
+}
+
+fn or_none(text: Option<&str>) -> String {
+    text.filter(|t| !t.is_empty()).map_or_else(|| "<none>".to_owned(), str::to_owned)
+}
+
+/// `3`, `3 (min 1)`, `3 (max 10)`, or `-`.
+fn replicas(f: &Finding) -> String {
+    match (f.replicas, f.min_replicas, f.max_replicas) {
+        (None, _, _) => "-".to_owned(),
+        (Some(n), Some(min), _) if min < n => format!("{n} (min {min})"),
+        (Some(n), _, Some(max)) if max > n => format!("{n} (max {max})"),
+        (Some(n), _, _) => n.to_string(),
+    }
+}
+
+/// `node-a`, `node-a,node-b`, `node-a,node-b,+3`.
+fn nodes(names: &[String]) -> String {
+    match names.len() {
+        0 => "<none>".to_owned(),
+        1..=2 => names.join(","),
+        n => format!("{},+{}", names[..2].join(","), n - 2),
+    }
+}
+
+/// `disruptionsAllowed` now, and what the spec would allow when that differs.
+fn allowed(f: &Finding) -> String {
+    match (f.status.map(|s| s.disruptions_allowed), f.allowed) {
+        (Some(now), Some(spec)) if now != spec => format!("{now} (spec {spec})"),
+        (Some(now), _) => now.to_string(),
+        (None, Some(spec)) => spec.to_string(),
+        (None, None) => "-".to_owned(),
+    }
+}
+
+fn row(f: &Finding, styles: &Styles, wide: bool) -> Vec<String> {
+    let mut row = vec![
+        Styles::paint(severity_style(f.severity, styles), f.severity),
+        or_none(f.pdb.as_deref()),
+        or_none(f.workload.as_deref()),
+        replicas(f),
+        Styles::paint(styles.code, f.code),
+        nodes(&f.nodes),
+    ];
+    if wide {
+        row.push(if f.node_pools.is_empty() { "<none>".to_owned() } else { f.node_pools.join(",") });
+        row.push(allowed(f));
+    }
+    row.push(f.message.clone());
+    if wide {
+        row.push(f.fix.clone());
+    }
+    row
+}
+
+/// Which findings share one fix: identical advice is printed once.
+fn grouped_fixes(audit: &PdbAudit) -> Vec<(Vec<&Finding>, &str, &str)> {
+    let mut groups: Vec<(Vec<&Finding>, &str, &str)> = Vec::new();
+    for f in &audit.findings {
+        match groups.iter_mut().find(|(_, fix, trade_off)| *fix == f.fix && *trade_off == f.trade_off) {
+            Some(group) => group.0.push(f),
+            None => groups.push((vec![f], &f.fix, &f.trade_off)),
+        }
+    }
+    groups
+}
+
+fn subject(f: &Finding) -> String {
+    f.pdb.clone().or_else(|| f.workload.clone()).unwrap_or_default()
+}
+
+fn scope_text(audit: &PdbAudit) -> String {
+    let mut text = match (&audit.scope.namespace, audit.scope.all_namespaces) {
+        (_, true) | (None, _) => "all namespaces".to_owned(),
+        (Some(ns), false) => format!("namespace {ns}"),
+    };
+    if let Some(selector) = &audit.scope.selector {
+        text.push_str(&format!(" (-l {selector})"));
+    }
+    text
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The table, then the fixes, then what could not be judged.
+pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: bool) -> String {
+    let s = &audit.summary;
+    if audit.findings.is_empty() && !no_headers {
+        let mut out = format!(
+            "No findings in {}: {} and {} audited.\n",
+            scope_text(audit),
+            plural(s.pdbs, "PodDisruptionBudget"),
+            plural(s.workloads, "workload")
+        );
+        out.push_str(&skipped_text(audit, styles));
+        return out;
+    }
+    let headers: &[&str] = if wide { &WIDE_HEADERS } else { &HEADERS };
+    let rows = audit.findings.iter().map(|f| row(f, styles, wide)).collect();
+    let mut out = kubectl(headers, rows, no_headers);
+    if no_headers {
+        return out;
+    }
+    out.push_str(&format!(
+        "\n{}, {}, {} in {} ({} and {} audited).\n",
+        Styles::paint(styles.critical, format!("{} critical", s.critical)),
+        Styles::paint(styles.warning, plural(s.warning, "warning")),
+        Styles::paint(styles.info, format!("{} info", s.info)),
+        scope_text(audit),
+        plural(s.pdbs, "PodDisruptionBudget"),
+        plural(s.workloads, "workload")
+    ));
+    out.push_str(&Styles::paint(styles.bold, "\nFixes:\n"));
+    for (i, (findings, fix, trade_off)) in grouped_fixes(audit).into_iter().enumerate() {
+        let about: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{} {}", subject(f), Styles::paint(styles.code, f.code)))
+            .collect();
+        out.push_str(&format!("{}. {}\n", i + 1, about.join("; ")));
+        out.push_str(&format!("   {fix}\n"));
+        out.push_str(&format!("   {}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
+    }
+    out.push_str(&skipped_text(audit, styles));
+    out
+}
+
+fn skipped_text(audit: &PdbAudit, styles: &Styles) -> String {
+    if audit.skipped.is_empty() {
+        return String::new();
+    }
+    let mut out = Styles::paint(styles.bold, "\nSkipped (could not be judged):\n");
+    for s in &audit.skipped {
+        out.push_str(&format!("  {} ({}): {}\n", Styles::paint(styles.code, s.code), s.what, s.reason));
+    }
+    out
+}
+
+/// The audit as Markdown (for a pull request or an issue).
+pub(super) fn markdown(audit: &PdbAudit) -> String {
+    let s = &audit.summary;
+    let mut out = format!(
+        "## PodDisruptionBudget audit: {}\n\n{} critical, {}, {} info ({} and {} audited).\n",
+        scope_text(audit),
+        s.critical,
+        plural(s.warning, "warning"),
+        s.info,
+        plural(s.pdbs, "PodDisruptionBudget"),
+        plural(s.workloads, "workload")
+    );
+    if !audit.findings.is_empty() {
+        let rows: Vec<Vec<String>> = audit
+            .findings
+            .iter()
+            .map(|f| {
+                vec![
+                    f.severity.to_string(),
+                    f.pdb.as_deref().map_or_else(|| "—".to_owned(), |p| format!("`{p}`")),
+                    f.workload.as_deref().map_or_else(|| "—".to_owned(), |w| format!("`{w}`")),
+                    replicas(f),
+                    format!("`{}`", f.code),
+                    if f.nodes.is_empty() { "—".to_owned() } else { f.nodes.join(", ") },
+                    f.message.clone(),
+                ]
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&markdown_table(&["Severity", "PDB", "Workload", "Replicas", "Code", "Node", "Message"], &rows));
+        out.push_str("\n### Fixes\n\n");
+        for (i, (findings, fix, trade_off)) in grouped_fixes(audit).into_iter().enumerate() {
+            let about: Vec<String> = findings.iter().map(|f| format!("`{}` {}", subject(f), f.code)).collect();
+            out.push_str(&format!("{}. {}\n", i + 1, about.join("; ")));
+            if fix.starts_with("kubectl ") {
+                out.push_str(&format!("   ```sh\n   {fix}\n   ```\n"));
+            } else {
+                out.push_str(&format!("   {fix}\n"));
+            }
+            out.push_str(&format!("   *Trade-off:* {trade_off}\n"));
+        }
+    }
+    if !audit.skipped.is_empty() {
+        out.push_str("\n### Skipped (could not be judged)\n\n");
+        for s in &audit.skipped {
+            out.push_str(&format!("- `{}` ({}): {}\n", s.code, s.what, s.reason));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{markdown, table};
+    use crate::render::Styles;
+    use crate::report::pdb_audit::pdb_audit;
+    use crate::report::Scope;
+
+    fn demo_audit() -> crate::report::pdb_audit::PdbAudit {
+        let snapshot = crate::source::file::read_text(include_str!("../source/demo.yaml"), "demo").unwrap();
+        let now = snapshot.info.captured_at.unwrap();
+        let scope = Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
+        pdb_audit(&snapshot, now, &scope)
+    }
+
+    #[test]
+    fn demo_table() {
+        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), false, false));
+    }
+
+    #[test]
+    fn demo_wide_table() {
+        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), true, false));
+    }
+
+    #[test]
+    fn demo_markdown() {
+        insta::assert_snapshot!(markdown(&demo_audit()));
+    }
+
+    #[test]
+    fn no_headers_prints_rows_only() {
+        let text = table(&demo_audit(), &Styles::plain(), false, true);
+        assert!(!text.contains("SEVERITY") && !text.contains("Fixes:"));
+        assert!(text.lines().all(|l| l.starts_with("critical") || l.starts_with("warning") || l.starts_with("info")));
+    }
+}

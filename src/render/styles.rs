@@ -1,0 +1,41 @@
+//! Colours, decided once at the edge: every style is plain unless colour is on.
+
+use owo_colors::Style;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Styles {
+    pub critical: Style,
+    pub warning: Style,
+    pub info: Style,
+    pub ok: Style,
+    pub bad: Style,
+    pub code: Style,
+    pub dim: Style,
+    pub bold: Style,
+}
+
+impl Styles {
+    /// No escape codes (pipes, tests, `--color never`, `NO_COLOR`).
+    pub fn plain() -> Self {
+        Self::default()
+    }
+
+    pub fn colored() -> Self {
+        Styles {
+            critical: Style::new().red().bold(),
+            warning: Style::new().yellow(),
+            info: Style::new().blue(),
+            ok: Style::new().green().bold(),
+            bad: Style::new().red().bold(),
+            code: Style::new().cyan(),
+            dim: Style::new().dimmed(),
+            bold: Style::new().bold(),
+        }
+    }
+
+    /// Applies a style to text.
+    pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+        use owo_colors::OwoColorize;
+        text.style(style).to_string()
+    }
+}

@@ -1,0 +1,275 @@
+//! Tables for `plan`, `score` and `budgets`.
+
+use super::table::{kubectl, markdown, price};
+use super::Styles;
+use crate::engine::Verdict;
+use crate::report::budgets::Budgets;
+use crate::report::plan::{NodeSummary, Plan};
+use crate::report::score::Score;
+
+fn verdict_text(v: Verdict, styles: &Styles) -> String {
+    let (text, style) = match v {
+        Verdict::Empty => ("Empty", styles.warning),
+        Verdict::Drifted => ("Drifted", styles.warning),
+        Verdict::Underutilized => ("Underutilized", styles.warning),
+        Verdict::Blocked => ("Blocked", styles.bad),
+        Verdict::Safe => ("Safe", styles.ok),
+    };
+    Styles::paint(style, text)
+}
+
+fn action_text(n: &NodeSummary) -> &'static str {
+    match n.action {
+        crate::engine::Action::Delete => "delete",
+        crate::engine::Action::Replace => "replace",
+        crate::engine::Action::None => "-",
+    }
+}
+
+/// The finding a reader needs first: the first blocker, else the deciding finding.
+fn headline(n: &NodeSummary) -> String {
+    if let Some(code) = n.blockers.first() {
+        if let Some(r) = n.reasons.iter().find(|r| r.code == *code) {
+            return format!("{}: {}", r.code, r.message);
+        }
+    }
+    use crate::reason::Code;
+    let deciding = n.reasons.iter().rev().find(|r| {
+        !matches!(r.code, Code::Candidate | Code::DisruptionCost | Code::BudgetAllowed | Code::NotEmpty | Code::NotDrifted)
+    });
+    deciding.map_or_else(String::new, |r| format!("{}: {}", r.code, r.message))
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> String {
+    let mut out = String::new();
+    if !no_headers {
+        out.push_str(&round_summary(p, styles));
+        out.push('\n');
+    }
+    let mut headers = vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "COST", "VERDICT", "ACTION"];
+    if wide {
+        headers.extend(["ZONE", "NODECLAIM", "BLOCKERS"]);
+    }
+    headers.push("WHY");
+    let rows = p
+        .nodes
+        .iter()
+        .map(|n| {
+            let mut row = vec![
+                n.name.clone(),
+                n.node_pool.clone().unwrap_or_else(|| "-".into()),
+                n.instance_type.clone().unwrap_or_else(|| "-".into()),
+                n.capacity_type.clone().unwrap_or_else(|| "-".into()),
+                price(n.price),
+                n.pods.to_string(),
+                format!("{:.2}", n.disruption_cost),
+                verdict_text(n.verdict, styles),
+                action_text(n).to_owned(),
+            ];
+            if wide {
+                row.push(n.zone.clone().unwrap_or_else(|| "-".into()));
+                row.push(n.node_claim.clone().unwrap_or_else(|| "-".into()));
+                let codes: Vec<String> = n.blockers.iter().map(ToString::to_string).collect();
+                row.push(if codes.is_empty() { "-".into() } else { codes.join(",") });
+            }
+            let why = headline(n);
+            row.push(if wide { why } else { truncate(&why, 90) });
+            row
+        })
+        .collect();
+    out.push_str(&kubectl(&headers, rows, no_headers));
+    for u in &p.uncertain {
+        out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
+    }
+    out
+}
+
+fn round_summary(p: &Plan, styles: &Styles) -> String {
+    let mut out = match p.method {
+        None => format!("Round at {}: no method acts; Karpenter would do nothing now.\n", p.captured_at),
+        Some(m) => format!("Round at {}: {} acts with {} command(s).\n", p.captured_at, Styles::paint(styles.bold, m), p.commands.len()),
+    };
+    for c in &p.commands {
+        let replacements: Vec<String> = c
+            .replacements
+            .iter()
+            .map(|r| {
+                let types = crate::engine::method::consolidation::abbreviate(&r.instance_types);
+                format!("[{types}] {}", r.capacity_type)
+            })
+            .collect();
+        let target = if replacements.is_empty() { String::new() } else { format!(" -> {}", replacements.join(", ")) };
+        out.push_str(&format!(
+            "  {} {}: {}{target} (savings ${:.3}/h)\n",
+            c.reason,
+            c.decision,
+            c.candidates.join(", "),
+            c.savings
+        ));
+    }
+    for o in &p.overrides {
+        out.push_str(&format!("  override: {o}\n"));
+    }
+    out
+}
+
+pub(super) fn plan_markdown(p: &Plan) -> String {
+    let mut out = format!("## Consolidation plan\n\n{}\n", round_summary(p, &Styles::plain()));
+    let rows: Vec<Vec<String>> = p
+        .nodes
+        .iter()
+        .map(|n| {
+            vec![
+                n.name.clone(),
+                n.node_pool.clone().unwrap_or_default(),
+                n.instance_type.clone().unwrap_or_default(),
+                price(n.price),
+                format!("{:?}", n.verdict),
+                action_text(n).to_owned(),
+                headline(n),
+            ]
+        })
+        .collect();
+    out.push_str(&markdown(&["Node", "NodePool", "Type", "Price/h", "Verdict", "Action", "Why"], &rows));
+    out
+}
+
+pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) -> String {
+    let mut headers = vec!["NODE", "PRICE/H", "PODS", "COST", "BEST MOVE", "SAVINGS", "SCORE", "VERDICT"];
+    if wide {
+        headers.extend(["SAVINGS%", "DISRUPTION%", "COST TERMS"]);
+    }
+    let threshold = format!("≥{:.2}", s.threshold);
+    let rows = s
+        .candidates
+        .iter()
+        .map(|c| {
+            let best = match c.decision {
+                "replace" => format!("replace → {}", c.replacement.first().cloned().unwrap_or_default()),
+                "delete" => "delete".to_owned(),
+                _ => format!("none ({})", truncate(c.no_move.as_deref().unwrap_or("no move"), 40)),
+            };
+            let verdict = match (c.decision, c.approved) {
+                ("none", _) => "-".to_owned(),
+                (_, true) => Styles::paint(styles.ok, "✓ approved"),
+                (_, false) => Styles::paint(styles.bad, "✗ rejected"),
+            };
+            let mut row = vec![
+                c.node.clone(),
+                price(c.price),
+                c.pods.to_string(),
+                format!("{:.2}", c.disruption_cost),
+                best,
+                format!("${:.3}", c.savings),
+                c.score.map_or_else(|| if c.decision == "none" { "-".into() } else { "∞".into() }, |v| format!("{v:.2}")),
+                verdict,
+            ];
+            if wide {
+                row.push(format!("{:.1}%", c.savings_percent));
+                row.push(format!("{:.1}%", c.disruption_percent));
+                row.push(c.cost_terms.clone());
+            }
+            row
+        })
+        .collect();
+    let mut out = kubectl(&headers, rows, no_headers);
+    out.push_str(&format!(
+        "pool {}: policy {}{}, cost ${:.2}/h, disruption {:.2}, baseline {:.3} $/h per unit, k={} (threshold {:.1}, {threshold})\n",
+        s.node_pool,
+        s.policy,
+        if s.what_if { " (scores show what Balanced would do)" } else { "" },
+        s.pool_cost,
+        s.pool_disruption_cost,
+        s.baseline,
+        s.k,
+        s.threshold,
+    ));
+    out
+}
+
+pub(super) fn score_markdown(s: &Score) -> String {
+    let rows: Vec<Vec<String>> = s
+        .candidates
+        .iter()
+        .map(|c| {
+            vec![
+                c.node.clone(),
+                price(c.price),
+                format!("{:.2}", c.disruption_cost),
+                c.decision.to_owned(),
+                format!("${:.3}", c.savings),
+                c.score.map_or_else(|| "-".into(), |v| format!("{v:.2}")),
+                if c.approved { "approved".into() } else { "rejected".into() },
+            ]
+        })
+        .collect();
+    format!(
+        "## Balanced score: nodepool/{}\n\n{}\nPool cost ${:.2}/h, disruption {:.2}, threshold {:.2}.\n",
+        s.node_pool,
+        markdown(&["Node", "Price/h", "Cost", "Move", "Savings", "Score", "Verdict"], &rows),
+        s.pool_cost,
+        s.pool_disruption_cost,
+        s.threshold
+    )
+}
+
+fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for pool in &b.node_pools {
+        for r in &pool.reasons {
+            let show = |v: Option<i64>| v.map_or_else(|| "unbounded".to_owned(), |v| v.to_string());
+            let window = pool
+                .budgets
+                .iter()
+                .filter(|s| s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
+                .filter_map(|s| {
+                    s.window_closes_at
+                        .map(|t| format!("{} closes {t}", s.nodes))
+                        .or_else(|| s.window_opens_at.map(|t| format!("{} opens {t}", s.nodes)))
+                        .or_else(|| s.error.as_ref().map(|e| format!("error: {e}")))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut row = vec![
+                pool.node_pool.clone(),
+                r.reason.clone(),
+                pool.nodes.to_string(),
+                show(r.allowed),
+                pool.in_flight.len().to_string(),
+                show(r.remaining),
+                if window.is_empty() { "-".into() } else { window },
+            ];
+            if wide {
+                let active: Vec<String> = pool
+                    .budgets
+                    .iter()
+                    .filter(|s| s.active && s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
+                    .map(|s| s.nodes.clone())
+                    .collect();
+                row.push(if pool.defaulted { "10% (default)".into() } else { active.join(",") });
+            }
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: bool) -> String {
+    let mut headers = vec!["NODEPOOL", "REASON", "NODES", "ALLOWED", "IN-FLIGHT", "REMAINING", "WINDOW"];
+    if wide {
+        headers.push("ACTIVE BUDGETS");
+    }
+    kubectl(&headers, budget_rows(b, wide), no_headers)
+}
+
+pub(super) fn budgets_markdown(b: &Budgets) -> String {
+    markdown(&["NodePool", "Reason", "Nodes", "Allowed", "In flight", "Remaining", "Window"], &budget_rows(b, false))
+}

@@ -1,0 +1,63 @@
+//! `budgets [nodepool/P]`: allowed disruptions per NodePool and reason now, and the windows.
+
+use serde::Serialize;
+
+use crate::engine::budget::{PoolBudgets, UNBOUNDED};
+use crate::engine::Replay;
+
+/// The `Budgets` document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Budgets {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub captured_at: jiff::Timestamp,
+    pub node_pools: Vec<PoolView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolView {
+    pub node_pool: String,
+    pub nodes: i64,
+    pub in_flight: Vec<String>,
+    pub defaulted: bool,
+    pub budgets: Vec<crate::engine::budget::BudgetStatus>,
+    pub reasons: Vec<ReasonView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasonView {
+    pub reason: String,
+    /// `null` = unbounded.
+    pub allowed: Option<i64>,
+    pub remaining: Option<i64>,
+}
+
+/// Projects the budgets of every pool, or of one.
+pub fn budgets(replay: &Replay, pool: Option<&str>) -> Budgets {
+    let bounded = |v: i64| (v < UNBOUNDED).then_some(v);
+    Budgets {
+        api_version: super::API_VERSION,
+        kind: "Budgets",
+        captured_at: replay.captured_at,
+        node_pools: replay
+            .budgets
+            .values()
+            .filter(|b| pool.is_none_or(|p| p == b.node_pool))
+            .map(|b: &PoolBudgets| PoolView {
+                node_pool: b.node_pool.clone(),
+                nodes: b.counted_nodes,
+                in_flight: b.disrupting.clone(),
+                defaulted: b.defaulted,
+                budgets: b.budgets.clone(),
+                reasons: b
+                    .by_reason
+                    .iter()
+                    .map(|r| ReasonView { reason: r.reason.clone(), allowed: bounded(r.allowed), remaining: bounded(r.remaining) })
+                    .collect(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,116 @@
+//! `explain node/X`: the whole pipeline for one node, step by step, with Karpenter's own last
+//! word (its Events) beside the replay's.
+
+use serde::Serialize;
+
+use super::plan::NodeSummary;
+use crate::engine::{PodView, Replay, Step, Verdict};
+use crate::reason::{Code, Reason};
+use crate::snapshot::Snapshot;
+
+/// The `NodeExplanation` document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeExplanation {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub captured_at: jiff::Timestamp,
+    /// The method acting this round, for context.
+    pub round_method: Option<&'static str>,
+    #[serde(flatten)]
+    pub node: NodeSummary,
+    pub steps: Vec<Step>,
+    pub pods: Vec<PodView>,
+    pub allocatable: std::collections::BTreeMap<String, String>,
+    pub requested: std::collections::BTreeMap<String, String>,
+    /// Karpenter's latest Events about the node or its NodeClaim.
+    pub events: Vec<EventView>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<Reason>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventView {
+    pub reason: String,
+    pub message: String,
+    pub object: String,
+    pub at: Option<jiff::Timestamp>,
+    /// The event and the replay disagree (state changed since, or version skew).
+    pub disagrees: bool,
+}
+
+/// Explains one node (by Node or NodeClaim name); `None` when it is not in the replay.
+pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str) -> Option<NodeExplanation> {
+    let n = replay.nodes.iter().find(|n| n.name == name || n.node_claim.as_deref() == Some(name))?;
+    let events = events(snapshot, &n.name, n.node_claim.as_deref(), n.verdict);
+    let mut steps = n.steps.clone();
+    if events.iter().any(|e| e.disagrees) {
+        steps.push(Step {
+            step: crate::engine::StepKind::Decision,
+            ok: true,
+            findings: vec![Reason::new(
+                Code::EventDisagrees,
+                "Karpenter's latest event disagrees with this replay: the cluster changed since, or the replay and the controller differ in version",
+            )],
+        });
+    }
+    let fmt = |r: &crate::snapshot::Resources| r.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    Some(NodeExplanation {
+        api_version: super::API_VERSION,
+        kind: "NodeExplanation",
+        captured_at: replay.captured_at,
+        round_method: replay.method.map(crate::engine::method::Method::as_str),
+        node: NodeSummary::from_verdict(n),
+        steps,
+        pods: n.pods.clone(),
+        allocatable: fmt(&n.allocatable),
+        requested: fmt(&n.requested),
+        events,
+        uncertain: replay.uncertain.clone(),
+    })
+}
+
+const KARPENTER_REASONS: &[&str] = &[
+    "DisruptionBlocked",
+    "Unconsolidatable",
+    "ConsolidationCandidate",
+    "ConsolidationRejected",
+    "ConsolidationApproved",
+    "DisruptionLaunching",
+    "DisruptionWaitingReadiness",
+    "DisruptionTerminating",
+];
+
+fn events(snapshot: &Snapshot, node: &str, claim: Option<&str>, verdict: Verdict) -> Vec<EventView> {
+    let mut out: Vec<EventView> = snapshot
+        .events
+        .iter()
+        .filter(|e| KARPENTER_REASONS.contains(&e.reason.as_str()))
+        .filter(|e| match e.involved_object.kind.as_str() {
+            "Node" => e.involved_object.name == node,
+            "NodeClaim" => Some(e.involved_object.name.as_str()) == claim,
+            _ => false,
+        })
+        .map(|e| {
+            let blocked_event = matches!(e.reason.as_str(), "DisruptionBlocked" | "Unconsolidatable");
+            let acting_event = matches!(e.reason.as_str(), "DisruptionTerminating" | "DisruptionLaunching");
+            let replay_acts = matches!(verdict, Verdict::Empty | Verdict::Drifted | Verdict::Underutilized);
+            EventView {
+                reason: e.reason.clone(),
+                message: e.message.clone(),
+                object: format!("{}/{}", e.involved_object.kind.to_lowercase(), e.involved_object.name),
+                at: e.seen_at(),
+                disagrees: (blocked_event && replay_acts) || (acting_event && verdict == Verdict::Safe),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.reason.cmp(&b.reason)));
+    out.truncate(5);
+    if let Some(latest) = out.first().map(|e| e.disagrees) {
+        for (i, e) in out.iter_mut().enumerate() {
+            e.disagrees = i == 0 && latest;
+        }
+    }
+    out
+}

@@ -1,0 +1,162 @@
+//! The concrete changes findings propose (`kubectl` commands a user can paste) and the small
+//! wording helpers messages share. Commands are built here, once, so their quoting is
+//! consistent; JSON payloads go through `serde_json` so they are always valid.
+
+use serde_json::{json, Value};
+
+use super::budget::Rule;
+use super::workloads::Workload;
+use super::HOURS_PER_MONTH;
+use crate::snapshot::{PodDisruptionBudget, StringMap};
+
+/// A fix and its cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Fix {
+    pub fix: String,
+    pub trade_off: String,
+}
+
+impl Fix {
+    pub(super) fn new(fix: impl Into<String>, trade_off: impl Into<String>) -> Fix {
+        Fix { fix: fix.into(), trade_off: trade_off.into() }
+    }
+}
+
+/// `kubectl patch pdb NAME -n NS --type=json -p '[…]'`.
+pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, ops: &[Value]) -> String {
+    let payload = serde_json::to_string(ops).unwrap_or_default();
+    format!("kubectl patch pdb {} -n {} --type=json -p '{payload}'", pdb.metadata.name, pdb.metadata.namespace())
+}
+
+/// The JSON patch that makes the budget `field: value`: replaces the field when it is already
+/// the one set, else removes the other one (both can't coexist) and adds it.
+pub(super) fn set_budget(pdb: &PodDisruptionBudget, rule: &Rule, field: &str, value: &Value) -> String {
+    let path = format!("/spec/{field}");
+    let ops = match rule.field() {
+        Some(current) if current == field => vec![json!({"op": "replace", "path": path, "value": value})],
+        Some(other) => vec![
+            json!({"op": "remove", "path": format!("/spec/{other}")}),
+            json!({"op": "add", "path": path, "value": value}),
+        ],
+        None => vec![json!({"op": "add", "path": path, "value": value})],
+    };
+    patch_pdb(pdb, &ops)
+}
+
+/// `maxUnavailable: 1`, the budget that scales with replicas.
+pub(super) fn to_max_unavailable_one(pdb: &PodDisruptionBudget, rule: &Rule) -> String {
+    set_budget(pdb, rule, "maxUnavailable", &json!(1))
+}
+
+/// `minAvailable: 1`, the seed's fix for a single replica.
+pub(super) fn to_min_available_one(pdb: &PodDisruptionBudget, rule: &Rule) -> String {
+    set_budget(pdb, rule, "minAvailable", &json!(1))
+}
+
+/// The command that raises a workload's floor to `replicas`: the HPA's `minReplicas` when one
+/// scales it, else `kubectl scale`.
+pub(super) fn raise_replicas(workload: &Workload<'_>, replicas: i32) -> String {
+    let id = &workload.id;
+    match (&workload.hpa, id.is_bare_pod()) {
+        (_, true) => format!("run pod {}/{} under a Deployment with {replicas} replicas", id.namespace, id.name),
+        (Some(hpa), false) => {
+            let name = hpa.name.rsplit('/').next().unwrap_or(&hpa.name);
+            format!(
+                "kubectl patch hpa {name} -n {} --type=merge -p '{}'",
+                id.namespace,
+                json!({"spec": {"minReplicas": replicas}})
+            )
+        }
+        (None, false) => format!("kubectl scale {} -n {} --replicas={replicas}", id.kubectl_ref(), id.namespace),
+    }
+}
+
+/// The standard advice for one replica: two, on different nodes.
+pub(super) fn two_replicas_spread(workload: &Workload<'_>) -> String {
+    format!(
+        "raise replicas to 2 and add a topology spread over kubernetes.io/hostname: {}",
+        raise_replicas(workload, 2)
+    )
+}
+
+/// A `topologySpreadConstraints` patch that prefers one pod per node.
+pub(super) fn spread_patch(workload: &Workload<'_>) -> String {
+    let id = &workload.id;
+    let constraint = json!([{
+        "op": "add",
+        "path": "/spec/template/spec/topologySpreadConstraints",
+        "value": [{
+            "maxSkew": 1,
+            "topologyKey": "kubernetes.io/hostname",
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": workload.selector},
+        }],
+    }]);
+    format!(
+        "kubectl patch {} {} -n {} --type=json -p '{constraint}'",
+        id.kind.to_lowercase(),
+        id.name,
+        id.namespace
+    )
+}
+
+/// `k=v,k2=v2`, kubectl's `--selector` syntax.
+pub(super) fn selector_arg(labels: &StringMap) -> String {
+    if labels.is_empty() {
+        return "<labels of its pods>".to_owned();
+    }
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// `$0.192/h`: up to four decimals, at least two.
+pub(super) fn per_hour(price: f64) -> String {
+    let mut text = format!("{price:.4}");
+    while text.ends_with('0') && text.split_once('.').is_some_and(|(_, d)| d.len() > 2) {
+        text.pop();
+    }
+    format!("${text}/h")
+}
+
+/// `$140.16/month` (730 hours).
+pub(super) fn per_month(price: f64) -> String {
+    format!("${:.2}/month", price * HOURS_PER_MONTH)
+}
+
+/// `a`, `a and b`, `a, b and 3 more`.
+pub(super) fn list(items: &[String], max: usize) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ if items.len() <= max => {
+            let (last, rest) = items.split_last().map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
+            format!("{} and {last}", rest.join(", "))
+        }
+        _ => format!("{} and {} more", items[..max].join(", "), items.len() - max),
+    }
+}
+
+/// `1 replica`, `3 replicas`.
+pub(super) fn replicas(n: i32) -> String {
+    if n == 1 {
+        "1 replica".to_owned()
+    } else {
+        format!("{n} replicas")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{list, per_hour, per_month};
+
+    #[test]
+    fn money_and_lists_read_naturally() {
+        assert_eq!(per_hour(0.192), "$0.192/h");
+        assert_eq!(per_hour(0.0288), "$0.0288/h");
+        assert_eq!(per_hour(1.5), "$1.50/h");
+        assert_eq!(per_month(0.192), "$140.16/month");
+        let names: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(list(&names[..1], 3), "a");
+        assert_eq!(list(&names[..3], 3), "a, b and c");
+        assert_eq!(list(&names, 2), "a, b and 2 more");
+    }
+}

@@ -1,0 +1,108 @@
+//! `plan`: the round (which method acts, its commands) and one verdict line per node.
+
+use serde::Serialize;
+
+use crate::engine::method::Replacement;
+use crate::engine::{Action, NodeVerdict, Replay, Verdict};
+use crate::reason::{Code, Reason};
+
+/// The `Plan` document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub captured_at: jiff::Timestamp,
+    /// The method that produced this round's commands, or `null`.
+    pub method: Option<&'static str>,
+    pub commands: Vec<PlanCommand>,
+    pub nodes: Vec<NodeSummary>,
+    /// Findings about the snapshot itself (kinds that could not be read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<Reason>,
+    /// What-if overrides applied before the replay.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanCommand {
+    pub reason: &'static str,
+    pub decision: &'static str,
+    pub method: &'static str,
+    pub candidates: Vec<String>,
+    pub replacements: Vec<Replacement>,
+    pub savings: f64,
+}
+
+/// One node's verdict line (shared with `explain`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSummary {
+    pub name: String,
+    pub node_claim: Option<String>,
+    pub node_pool: Option<String>,
+    pub instance_type: Option<String>,
+    pub zone: Option<String>,
+    pub capacity_type: Option<String>,
+    pub verdict: Verdict,
+    pub reason: Option<&'static str>,
+    pub action: Action,
+    pub method: Option<&'static str>,
+    pub disruption_cost: f64,
+    pub price: Option<f64>,
+    pub pods: usize,
+    pub blockers: Vec<Code>,
+    pub reasons: Vec<Reason>,
+}
+
+impl NodeSummary {
+    pub fn from_verdict(n: &NodeVerdict) -> Self {
+        NodeSummary {
+            name: n.name.clone(),
+            node_claim: n.node_claim.clone(),
+            node_pool: n.node_pool.clone(),
+            instance_type: n.instance_type.clone(),
+            zone: n.zone.clone(),
+            capacity_type: n.capacity_type.clone(),
+            verdict: n.verdict,
+            reason: n.reason,
+            action: n.action,
+            method: n.method.map(crate::engine::method::Method::as_str),
+            disruption_cost: n.disruption_cost,
+            price: n.price,
+            pods: n.pod_count,
+            blockers: n.blockers.clone(),
+            reasons: n.reasons.clone(),
+        }
+    }
+}
+
+/// Projects the replay into a plan.
+pub fn plan(replay: &Replay, overrides: &[String]) -> Plan {
+    Plan {
+        api_version: super::API_VERSION,
+        kind: "Plan",
+        captured_at: replay.captured_at,
+        method: replay.method.map(crate::engine::method::Method::as_str),
+        commands: replay
+            .commands
+            .iter()
+            .map(|c| PlanCommand {
+                reason: c.reason,
+                decision: match c.decision {
+                    crate::engine::method::Decision::Delete => "delete",
+                    crate::engine::method::Decision::Replace => "replace",
+                },
+                method: c.method.as_str(),
+                candidates: c.candidates.clone(),
+                replacements: c.replacements.clone(),
+                savings: c.savings,
+            })
+            .collect(),
+        nodes: replay.nodes.iter().map(NodeSummary::from_verdict).collect(),
+        uncertain: replay.uncertain.clone(),
+        overrides: overrides.to_vec(),
+    }
+}

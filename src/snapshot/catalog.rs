@@ -1,0 +1,74 @@
+//! Documents of our own: `SnapshotInfo` (the clock, the Karpenter version, feature gates, what
+//! could not be read) and `InstanceTypes` (what the cloud provider offers, with prices).
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::core::Resources;
+use super::meta::StringMap;
+
+/// `kubectl-consolidation/v1alpha1 SnapshotInfo`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SnapshotInfo {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub karpenter_version: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub feature_gates: BTreeMap<String, bool>,
+    /// Kinds that could not be read (e.g. RBAC): conclusions that depend on them are uncertain.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<UnreadKind>,
+    /// Where prices came from (`metrics`, `file`, `snapshot`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_source: Option<String>,
+}
+
+/// A kind the live source could not list, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct UnreadKind {
+    pub kind: String,
+    pub reason: String,
+}
+
+/// One instance type of the cloud provider's catalogue.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct InstanceType {
+    pub name: String,
+    pub capacity: Resources,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub overhead: Resources,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: StringMap,
+    pub offerings: Vec<Offering>,
+}
+
+/// Where and how an instance type can be bought, and for how much.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Offering {
+    pub zone: String,
+    pub capacity_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<f64>,
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation_id: Option<String>,
+}
+
+impl Default for Offering {
+    fn default() -> Self {
+        Offering {
+            zone: String::new(),
+            capacity_type: String::new(),
+            price: None,
+            available: true,
+            reservation_id: None,
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Core Kubernetes kinds, lean: only the fields the replay reads, in the API's own shape so that
+//! a snapshot written back is still a valid `kubectl get -o yaml` document.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Affinity, Toleration, TopologySpreadConstraint};
+use serde::{Deserialize, Serialize};
+
+use super::meta::{Condition, ObjectMeta, StringMap, Taint};
+use crate::quantity::Quantity;
+
+/// `cpu`, `memory`, `pods`, extended resources … in exact milli-units.
+pub type Resources = BTreeMap<String, Quantity>;
+
+/// A `v1 Node`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Node {
+    pub metadata: ObjectMeta,
+    pub spec: NodeSpec,
+    pub status: NodeStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NodeSpec {
+    #[serde(rename = "providerID", skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct NodeStatus {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub capacity: Resources,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocatable: Resources,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+/// A `v1 Pod`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+    pub status: PodStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_selector: StringMap,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<Container>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub init_containers: Vec<Container>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub overhead: Resources,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub volumes: Vec<Volume>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resource_claims: Vec<serde_json::Value>,
+}
+
+/// One container: its requests and host ports (env only for the Karpenter controller).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Container {
+    pub name: String,
+    pub resources: ContainerResources,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    /// `Always` on an init container makes it a sidecar that keeps running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerResources {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: Resources,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: Resources,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerPort {
+    pub container_port: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<i32>,
+    #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
+    pub host_ip: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EnvVar {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// A pod volume; only claims matter to the simulation (zones of bound volumes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Volume {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<ClaimRef>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ClaimRef {
+    pub claim_name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_node_name: Option<String>,
+}
+
+/// A `policy/v1 PodDisruptionBudget`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodDisruptionBudget {
+    pub metadata: ObjectMeta,
+    pub spec: PdbSpec,
+    pub status: PdbStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PdbSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_available: Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unhealthy_pod_eviction_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PdbStatus {
+    pub disruptions_allowed: i32,
+    pub current_healthy: i32,
+    pub desired_healthy: i32,
+    pub expected_pods: i32,
+}
+
+/// A `v1 Event` about a Node, NodeClaim, NodePool or Pod.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Event {
+    pub metadata: ObjectMeta,
+    pub involved_object: InvolvedObject,
+    pub reason: String,
+    pub message: String,
+    #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
+    pub type_: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_timestamp: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_timestamp: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_time: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+}
+
+impl Event {
+    /// The latest time the event was seen.
+    pub fn seen_at(&self) -> Option<Timestamp> {
+        self.last_timestamp
+            .or(self.event_time)
+            .or(self.first_timestamp)
+            .or(self.metadata.creation_timestamp)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct InvolvedObject {
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}

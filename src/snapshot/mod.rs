@@ -1,0 +1,107 @@
+//! The cluster at one instant: plain data, parsed once, holding only what the replay reads.
+//!
+//! Owns the object model and its conversion from and to Kubernetes-shaped documents. Must not
+//! talk to the network or the disk (that is `source/`) and must not decide anything (that is
+//! `engine/`). Every collection is sorted by namespace and name, so the same cluster always
+//! gives the same `Snapshot`, whatever order the objects arrived in.
+
+mod catalog;
+mod core;
+mod decode;
+mod encode;
+mod meta;
+mod karpenter;
+pub mod redact;
+mod storage;
+mod workloads;
+
+pub use catalog::{InstanceType, Offering, SnapshotInfo, UnreadKind};
+pub use core::{
+    ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec,
+    NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, Resources, Volume,
+};
+pub use decode::{DecodeError, Document};
+pub use karpenter::{
+    Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec,
+    NodePool, NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
+};
+pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
+pub use storage::{
+    CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim,
+    PvSpec, PvcSpec, StorageClass,
+};
+pub use workloads::{HorizontalPodAutoscaler, HpaSpec, PodTemplate, ScaleTargetRef, Workload, WorkloadSpec};
+
+/// Our own documents' `apiVersion`.
+pub const API_VERSION: &str = "kubectl-consolidation/v1alpha1";
+
+/// Everything the replay reads, sorted by namespace and name within each kind.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    pub info: SnapshotInfo,
+    pub instance_types: Vec<InstanceType>,
+    pub nodes: Vec<Node>,
+    pub pods: Vec<Pod>,
+    pub pdbs: Vec<PodDisruptionBudget>,
+    pub daemon_sets: Vec<Workload>,
+    pub replica_sets: Vec<Workload>,
+    pub deployments: Vec<Workload>,
+    pub stateful_sets: Vec<Workload>,
+    pub hpas: Vec<HorizontalPodAutoscaler>,
+    pub pvcs: Vec<PersistentVolumeClaim>,
+    pub pvs: Vec<PersistentVolume>,
+    pub storage_classes: Vec<StorageClass>,
+    pub csi_nodes: Vec<CsiNode>,
+    pub events: Vec<Event>,
+    pub node_pools: Vec<NodePool>,
+    pub node_claims: Vec<NodeClaim>,
+}
+
+impl Snapshot {
+    /// Builds a snapshot from decoded documents (see [`Document`]).
+    pub fn from_documents(documents: Vec<serde_json::Value>) -> Result<Snapshot, DecodeError> {
+        decode::decode(documents)
+    }
+
+    /// The snapshot as one `v1 List` document that [`Snapshot::from_documents`] reads back.
+    pub fn to_document(&self) -> serde_json::Value {
+        encode::encode(self)
+    }
+
+    /// Whether a feature gate is on, with Karpenter's defaults for gates the snapshot omits.
+    pub fn feature_gate(&self, name: &str) -> bool {
+        self.info.feature_gates.get(name).copied().unwrap_or(matches!(name, "ReservedCapacity"))
+    }
+
+    /// Adds instance types and their prices (from `--prices`), replacing same-named ones.
+    pub fn merge_instance_types(&mut self, extra: Vec<InstanceType>) {
+        for it in extra {
+            match self.instance_types.iter_mut().find(|i| i.name == it.name) {
+                Some(existing) => merge_instance_type(existing, it),
+                None => self.instance_types.push(it),
+            }
+        }
+        self.instance_types.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+}
+
+/// Prices from a metrics scrape carry no capacity: keep what the snapshot knew.
+fn merge_instance_type(existing: &mut InstanceType, extra: InstanceType) {
+    if !extra.capacity.is_empty() {
+        existing.capacity = extra.capacity;
+    }
+    if !extra.overhead.is_empty() {
+        existing.overhead = extra.overhead;
+    }
+    existing.labels.extend(extra.labels);
+    for offering in extra.offerings {
+        match existing
+            .offerings
+            .iter_mut()
+            .find(|o| o.zone == offering.zone && o.capacity_type == offering.capacity_type)
+        {
+            Some(o) => *o = offering,
+            None => existing.offerings.push(offering),
+        }
+    }
+}

@@ -1,0 +1,784 @@
+//! `snapshot --redact`: the same cluster with every name and free-form value replaced by a
+//! short stable hash, so a snapshot can be attached to a public bug report.
+//!
+//! Owns the mapping, and the promise that it is consistent: one original name maps to one
+//! replacement wherever it appears, so selectors still select, owner references, `nodeName`,
+//! `providerID`, the `karpenter.sh/nodepool` label, claims and events still resolve, and the
+//! replay of a redacted snapshot gives the same verdicts. Kept as they are: label and annotation
+//! keys, the values Karpenter and the scheduler compare with instance types and prices (instance
+//! type, zone, region, capacity type, arch, os, `karpenter.sh/*`, instance attributes), numbers
+//! and booleans, `karpenter.sh/*` and `pod-deletion-cost` annotation values, quantities, times,
+//! and the well-known namespaces. Replacements are `{kind}-{8 hex}` (SHA-256 of the original);
+//! the rare collision takes the next hash, so the result is deterministic for a given snapshot.
+//! Free text (condition and event messages) keeps its words, with every name the snapshot knows
+//! replaced; names it does not know stay visible there. Pure: no I/O.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use k8s_openapi::api::core::v1::{
+    Affinity, NodeSelector, NodeSelectorTerm, PodAffinityTerm, Toleration, TopologySpreadConstraint,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{
+    Condition, Container, Event, InstanceType, Node, NodeClaim, NodePool, NodeSelectorRequirement, ObjectMeta, Pod,
+    PodSpec, Snapshot, StringMap, Taint, Workload,
+};
+
+/// Hex digits of a replacement.
+const HASH_LEN: usize = 8;
+
+/// Namespaces every cluster has: keeping them tells nothing and keeps system pods readable.
+const KEPT_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Label keys whose values the replay compares with the catalogue and offerings.
+const KEPT_VALUE_KEYS: [&str; 13] = [
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "topology.k8s.aws/zone-id",
+    "kubernetes.io/arch",
+    "kubernetes.io/os",
+    "beta.kubernetes.io/arch",
+    "beta.kubernetes.io/os",
+    "karpenter.sh/capacity-type",
+    "node.kubernetes.io/windows-build",
+];
+
+/// Label key prefixes whose values are kept (Karpenter's own labels, instance attributes).
+const KEPT_VALUE_PREFIXES: [&str; 3] = ["karpenter.sh/", "karpenter.k8s.aws/instance-", "karpenter.azure.com/sku-"];
+
+/// Label keys whose values are names of objects: they map like those names.
+const NAME_VALUE_KEYS: [(&str, &str); 5] = [
+    ("kubernetes.io/hostname", "node"),
+    ("karpenter.sh/nodepool", "nodepool"),
+    ("karpenter.k8s.aws/ec2nodeclass", "nodeclass"),
+    ("karpenter.k8s.aws/capacity-reservation-id", "cr"),
+    ("kubernetes.io/metadata.name", "ns"),
+];
+
+/// Returns a copy of `snapshot` with names and values replaced (see the module docs).
+pub fn redact(snapshot: &Snapshot) -> Snapshot {
+    let mut out = snapshot.clone();
+    let mut r = Redactor::default();
+    r.snapshot(&mut out);
+    let known = r.known_names();
+    rewrite_messages(&mut out, &known);
+    sort(&mut out);
+    out
+}
+
+/// The replacement table, filled as objects are visited.
+#[derive(Default)]
+struct Redactor {
+    /// (category, original) → replacement.
+    names: HashMap<(String, String), String>,
+    /// (category, replacement) already given out.
+    used: HashSet<(String, String)>,
+}
+
+impl Redactor {
+    /// The replacement of `original` in `category` (`node`, `pod`, `ns`, …).
+    fn name(&mut self, category: &str, original: &str) -> String {
+        if original.is_empty() {
+            return String::new();
+        }
+        if category == "ns" && KEPT_NAMESPACES.contains(&original) {
+            return original.to_owned();
+        }
+        let key = (category.to_owned(), original.to_owned());
+        if let Some(done) = self.names.get(&key) {
+            return done.clone();
+        }
+        let mut round = 0u32;
+        let replacement = loop {
+            let candidate = format!("{category}-{}", short_hash(category, original, round));
+            if self.used.insert((category.to_owned(), candidate.clone())) {
+                break candidate;
+            }
+            round += 1;
+        };
+        self.names.insert(key, replacement.clone());
+        replacement
+    }
+
+    fn names_in(&mut self, category: &str, names: &mut [String]) {
+        for name in names {
+            *name = self.name(category, name);
+        }
+    }
+
+    /// A label value under `key`: kept, mapped like a name, or hashed.
+    fn label_value(&mut self, key: &str, value: &str) -> String {
+        if let Some((_, category)) = NAME_VALUE_KEYS.iter().find(|(k, _)| *k == key) {
+            return self.name(category, value);
+        }
+        if keeps_value(key) || is_plain_value(value) {
+            return value.to_owned();
+        }
+        self.name("v", value)
+    }
+
+    fn labels(&mut self, labels: &mut StringMap) {
+        for (key, value) in labels.iter_mut() {
+            *value = self.label_value(key, value);
+        }
+    }
+
+    fn annotations(&mut self, annotations: &mut StringMap) {
+        for (key, value) in annotations.iter_mut() {
+            let kept = key.starts_with("karpenter.sh/") || key == "controller.kubernetes.io/pod-deletion-cost";
+            if !kept && !is_plain_value(value) {
+                *value = self.name("v", value);
+            }
+        }
+    }
+
+    fn meta(&mut self, category: &str, meta: &mut ObjectMeta) {
+        meta.name = self.name(category, &meta.name);
+        if let Some(ns) = &mut meta.namespace {
+            *ns = self.name("ns", ns);
+        }
+        meta.uid = self.name("uid", &meta.uid);
+        self.labels(&mut meta.labels);
+        self.annotations(&mut meta.annotations);
+        for owner in &mut meta.owner_references {
+            owner.name = self.name(kind_category(&owner.kind), &owner.name);
+            owner.uid = self.name("uid", &owner.uid);
+        }
+    }
+
+    /// `aws:///us-east-1a/i-0abc` → `aws:///id-…/id-…`: the scheme stays, each segment maps.
+    fn provider_id(&mut self, id: &mut String) {
+        let (scheme, rest) = id.split_once("://").unwrap_or(("", id.as_str()));
+        let segments: Vec<String> = rest.split('/').map(str::to_owned).collect();
+        let mapped: Vec<String> = segments.iter().map(|s| self.name("id", s)).collect();
+        *id = if scheme.is_empty() { mapped.join("/") } else { format!("{scheme}://{}", mapped.join("/")) };
+    }
+
+    fn selector(&mut self, selector: &mut LabelSelector) {
+        if let Some(labels) = &mut selector.match_labels {
+            self.labels(labels);
+        }
+        for expression in selector.match_expressions.iter_mut().flatten() {
+            for value in expression.values.iter_mut().flatten() {
+                *value = self.label_value(&expression.key, value);
+            }
+        }
+    }
+
+    fn node_selector_term(&mut self, term: &mut NodeSelectorTerm) {
+        for expression in term.match_expressions.iter_mut().flatten() {
+            for value in expression.values.iter_mut().flatten() {
+                *value = self.label_value(&expression.key, value);
+            }
+        }
+        for field in term.match_fields.iter_mut().flatten() {
+            let category = if field.key == "metadata.name" { "node" } else { "v" };
+            for value in field.values.iter_mut().flatten() {
+                *value = self.name(category, value);
+            }
+        }
+    }
+
+    fn node_selector(&mut self, selector: &mut NodeSelector) {
+        for term in &mut selector.node_selector_terms {
+            self.node_selector_term(term);
+        }
+    }
+
+    fn pod_affinity_term(&mut self, term: &mut PodAffinityTerm) {
+        if let Some(selector) = &mut term.label_selector {
+            self.selector(selector);
+        }
+        if let Some(selector) = &mut term.namespace_selector {
+            self.selector(selector);
+        }
+        if let Some(namespaces) = &mut term.namespaces {
+            self.names_in("ns", namespaces);
+        }
+    }
+
+    fn affinity(&mut self, affinity: &mut Affinity) {
+        if let Some(node) = &mut affinity.node_affinity {
+            if let Some(required) = &mut node.required_during_scheduling_ignored_during_execution {
+                self.node_selector(required);
+            }
+            for preferred in node.preferred_during_scheduling_ignored_during_execution.iter_mut().flatten() {
+                self.node_selector_term(&mut preferred.preference);
+            }
+        }
+        let pod_terms = [
+            affinity.pod_affinity.as_mut().map(|a| {
+                (&mut a.required_during_scheduling_ignored_during_execution, &mut a.preferred_during_scheduling_ignored_during_execution)
+            }),
+            affinity.pod_anti_affinity.as_mut().map(|a| {
+                (&mut a.required_during_scheduling_ignored_during_execution, &mut a.preferred_during_scheduling_ignored_during_execution)
+            }),
+        ];
+        for (required, preferred) in pod_terms.into_iter().flatten() {
+            for term in required.iter_mut().flatten() {
+                self.pod_affinity_term(term);
+            }
+            for weighted in preferred.iter_mut().flatten() {
+                self.pod_affinity_term(&mut weighted.pod_affinity_term);
+            }
+        }
+    }
+
+    fn toleration(&mut self, toleration: &mut Toleration) {
+        if let (Some(key), Some(value)) = (&toleration.key, &mut toleration.value) {
+            *value = self.label_value(key, value);
+        }
+    }
+
+    fn spread(&mut self, constraint: &mut TopologySpreadConstraint) {
+        if let Some(selector) = &mut constraint.label_selector {
+            self.selector(selector);
+        }
+    }
+
+    fn taints(&mut self, taints: &mut [Taint]) {
+        for taint in taints {
+            if let Some(value) = &mut taint.value {
+                *value = self.label_value(&taint.key, value);
+            }
+        }
+    }
+
+    fn requirements(&mut self, requirements: &mut [NodeSelectorRequirement]) {
+        for requirement in requirements {
+            for value in &mut requirement.values {
+                *value = self.label_value(&requirement.key, value);
+            }
+        }
+    }
+
+    fn container(&mut self, container: &mut Container) {
+        container.name = self.name("container", &container.name);
+        for port in &mut container.ports {
+            if let Some(ip) = &mut port.host_ip {
+                if !matches!(ip.as_str(), "" | "0.0.0.0" | "::" | "127.0.0.1") {
+                    *ip = self.name("ip", ip);
+                }
+            }
+        }
+        for env in &mut container.env {
+            if env.name != "FEATURE_GATES" {
+                if let Some(value) = &mut env.value {
+                    *value = self.name("v", value);
+                }
+            }
+        }
+    }
+
+    fn pod_spec(&mut self, spec: &mut PodSpec) {
+        if let Some(node) = &mut spec.node_name {
+            *node = self.name("node", node);
+        }
+        self.labels(&mut spec.node_selector);
+        if let Some(affinity) = &mut spec.affinity {
+            self.affinity(affinity);
+        }
+        for toleration in &mut spec.tolerations {
+            self.toleration(toleration);
+        }
+        for constraint in &mut spec.topology_spread_constraints {
+            self.spread(constraint);
+        }
+        if let Some(class) = &mut spec.priority_class_name {
+            if !class.starts_with("system-") {
+                *class = self.name("priorityclass", class);
+            }
+        }
+        for container in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+            self.container(container);
+        }
+        for volume in &mut spec.volumes {
+            volume.name = self.name("vol", &volume.name);
+            if let Some(claim) = &mut volume.persistent_volume_claim {
+                claim.claim_name = self.name("pvc", &claim.claim_name);
+            }
+        }
+        for claim in &mut spec.resource_claims {
+            self.value(claim);
+        }
+    }
+
+    /// Untyped fields we keep whole: every string in them is hashed.
+    fn value(&mut self, value: &mut Value) {
+        match value {
+            Value::String(s) if !is_plain_value(s) => *s = self.name("v", s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.value(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.value(v)),
+            _ => {}
+        }
+    }
+
+    fn node_class_ref(&mut self, reference: &mut Value) {
+        if let Some(Value::String(name)) = reference.get_mut("name") {
+            *name = self.name("nodeclass", name);
+        }
+    }
+
+    fn node(&mut self, node: &mut Node) {
+        self.meta("node", &mut node.metadata);
+        if let Some(id) = &mut node.spec.provider_id {
+            self.provider_id(id);
+        }
+        self.taints(&mut node.spec.taints);
+    }
+
+    fn pod(&mut self, pod: &mut Pod) {
+        self.meta("pod", &mut pod.metadata);
+        self.pod_spec(&mut pod.spec);
+        if let Some(node) = &mut pod.status.nominated_node_name {
+            *node = self.name("node", node);
+        }
+    }
+
+    fn workload(&mut self, category: &str, workload: &mut Workload) {
+        self.meta(category, &mut workload.metadata);
+        if let Some(selector) = &mut workload.spec.selector {
+            self.selector(selector);
+        }
+        self.meta("pod", &mut workload.spec.template.metadata);
+        self.pod_spec(&mut workload.spec.template.spec);
+    }
+
+    fn node_pool(&mut self, pool: &mut NodePool) {
+        self.meta("nodepool", &mut pool.metadata);
+        let template = &mut pool.spec.template;
+        self.labels(&mut template.metadata.labels);
+        self.annotations(&mut template.metadata.annotations);
+        self.requirements(&mut template.spec.requirements);
+        self.taints(&mut template.spec.taints);
+        self.taints(&mut template.spec.startup_taints);
+        if let Some(reference) = &mut template.spec.node_class_ref {
+            self.node_class_ref(reference);
+        }
+    }
+
+    fn node_claim(&mut self, claim: &mut NodeClaim) {
+        self.meta("nodeclaim", &mut claim.metadata);
+        self.requirements(&mut claim.spec.requirements);
+        self.taints(&mut claim.spec.taints);
+        self.taints(&mut claim.spec.startup_taints);
+        if let Some(reference) = &mut claim.spec.node_class_ref {
+            self.node_class_ref(reference);
+        }
+        if let Some(node) = &mut claim.status.node_name {
+            *node = self.name("node", node);
+        }
+        if let Some(id) = &mut claim.status.provider_id {
+            self.provider_id(id);
+        }
+    }
+
+    fn event(&mut self, event: &mut Event) {
+        self.meta("event", &mut event.metadata);
+        let involved = &mut event.involved_object;
+        involved.name = self.name(kind_category(&involved.kind), &involved.name);
+        if let Some(ns) = &mut involved.namespace {
+            *ns = self.name("ns", ns);
+        }
+    }
+
+    fn instance_type(&mut self, it: &mut InstanceType) {
+        for offering in &mut it.offerings {
+            if let Some(id) = &mut offering.reservation_id {
+                *id = self.name("cr", id);
+            }
+        }
+    }
+
+    fn snapshot(&mut self, s: &mut Snapshot) {
+        s.node_pools.iter_mut().for_each(|p| self.node_pool(p));
+        s.nodes.iter_mut().for_each(|n| self.node(n));
+        s.node_claims.iter_mut().for_each(|c| self.node_claim(c));
+        s.instance_types.iter_mut().for_each(|it| self.instance_type(it));
+        s.pods.iter_mut().for_each(|p| self.pod(p));
+        for pdb in &mut s.pdbs {
+            self.meta("pdb", &mut pdb.metadata);
+            if let Some(selector) = &mut pdb.spec.selector {
+                self.selector(selector);
+            }
+        }
+        s.daemon_sets.iter_mut().for_each(|w| self.workload("ds", w));
+        s.replica_sets.iter_mut().for_each(|w| self.workload("rs", w));
+        s.deployments.iter_mut().for_each(|w| self.workload("deploy", w));
+        s.stateful_sets.iter_mut().for_each(|w| self.workload("sts", w));
+        for hpa in &mut s.hpas {
+            self.meta("hpa", &mut hpa.metadata);
+            let target = &mut hpa.spec.scale_target_ref;
+            target.name = self.name(kind_category(&target.kind), &target.name);
+        }
+        for pvc in &mut s.pvcs {
+            self.meta("pvc", &mut pvc.metadata);
+            if let Some(volume) = &mut pvc.spec.volume_name {
+                *volume = self.name("pv", volume);
+            }
+            if let Some(class) = &mut pvc.spec.storage_class_name {
+                *class = self.name("sc", class);
+            }
+        }
+        for pv in &mut s.pvs {
+            self.meta("pv", &mut pv.metadata);
+            if let Some(required) = pv.spec.node_affinity.as_mut().and_then(|a| a.required.as_mut()) {
+                self.node_selector(required);
+            }
+            if let Some(class) = &mut pv.spec.storage_class_name {
+                *class = self.name("sc", class);
+            }
+            for source in [&mut pv.spec.local, &mut pv.spec.host_path].into_iter().flatten() {
+                self.value(source);
+            }
+        }
+        for class in &mut s.storage_classes {
+            self.meta("sc", &mut class.metadata);
+            for term in &mut class.allowed_topologies {
+                for expression in term.match_label_expressions.iter_mut().flatten() {
+                    for value in &mut expression.values {
+                        *value = self.label_value(&expression.key, value);
+                    }
+                }
+            }
+        }
+        s.csi_nodes.iter_mut().for_each(|c| self.meta("node", &mut c.metadata));
+        s.events.iter_mut().for_each(|e| self.event(e));
+    }
+
+    /// Every original name seen → its replacement (label values included), for free text.
+    fn known_names(&self) -> HashMap<String, String> {
+        let mut known = HashMap::new();
+        let mut entries: Vec<_> = self.names.iter().collect();
+        entries.sort_by(|a, b| (category_rank(&a.0 .0), &a.0).cmp(&(category_rank(&b.0 .0), &b.0)));
+        for ((_, original), replacement) in entries {
+            known.entry(original.clone()).or_insert_with(|| replacement.clone());
+        }
+        known
+    }
+}
+
+/// Object names win over label values when one word is both.
+fn category_rank(category: &str) -> u8 {
+    match category {
+        "node" | "pod" | "nodeclaim" | "nodepool" => 0,
+        "v" | "uid" | "id" => 2,
+        _ => 1,
+    }
+}
+
+/// The category of a name by the kind that owns it.
+fn kind_category(kind: &str) -> &str {
+    match kind {
+        "Node" => "node",
+        "Pod" => "pod",
+        "Namespace" => "ns",
+        "NodePool" => "nodepool",
+        "NodeClaim" => "nodeclaim",
+        "PodDisruptionBudget" => "pdb",
+        "DaemonSet" => "ds",
+        "ReplicaSet" => "rs",
+        "Deployment" => "deploy",
+        "StatefulSet" => "sts",
+        "HorizontalPodAutoscaler" => "hpa",
+        "PersistentVolumeClaim" => "pvc",
+        "PersistentVolume" => "pv",
+        "StorageClass" => "sc",
+        "Job" => "job",
+        "CronJob" => "cronjob",
+        "EC2NodeClass" | "AKSNodeClass" | "GCENodeClass" => "nodeclass",
+        _ => "obj",
+    }
+}
+
+fn keeps_value(key: &str) -> bool {
+    KEPT_VALUE_KEYS.contains(&key) || KEPT_VALUE_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+/// Empty strings, booleans and numbers identify nothing, and `Gt`/`Lt` compare numbers.
+fn is_plain_value(value: &str) -> bool {
+    value.is_empty() || matches!(value, "true" | "false" | "True" | "False") || value.parse::<f64>().is_ok()
+}
+
+fn short_hash(category: &str, original: &str, round: u32) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(category.as_bytes());
+    hasher.update([0]);
+    hasher.update(original.as_bytes());
+    if round > 0 {
+        hasher.update([0]);
+        hasher.update(round.to_be_bytes());
+    }
+    let digest = hasher.finalize();
+    let mut hex = String::with_capacity(HASH_LEN);
+    for byte in digest.iter().take(HASH_LEN / 2) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+/// Replaces every known name in free text, word by word (`[A-Za-z0-9._-]` runs).
+fn rewrite_text(text: &str, known: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let trimmed = word.trim_end_matches('.');
+        match known.get(word.as_str()) {
+            Some(replacement) => out.push_str(replacement),
+            None => match known.get(trimmed) {
+                Some(replacement) => {
+                    out.push_str(replacement);
+                    out.push_str(&word[trimmed.len()..]);
+                }
+                None => out.push_str(word),
+            },
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn rewrite_messages(s: &mut Snapshot, known: &HashMap<String, String>) {
+    let conditions = s
+        .nodes
+        .iter_mut()
+        .flat_map(|n| n.status.conditions.iter_mut())
+        .chain(s.pods.iter_mut().flat_map(|p| p.status.conditions.iter_mut()))
+        .chain(s.node_pools.iter_mut().flat_map(|p| p.status.conditions.iter_mut()))
+        .chain(s.node_claims.iter_mut().flat_map(|c| c.status.conditions.iter_mut()));
+    for Condition { message, .. } in conditions {
+        if let Some(text) = message {
+            *text = rewrite_text(text, known);
+        }
+    }
+    for event in &mut s.events {
+        event.message = rewrite_text(&event.message, known);
+    }
+}
+
+/// Restores the snapshot's order (namespace, then name) after the renames.
+fn sort(s: &mut Snapshot) {
+    fn by_key<T>(items: &mut [T], meta: impl Fn(&T) -> &ObjectMeta) {
+        items.sort_by(|a, b| {
+            let (a, b) = (meta(a), meta(b));
+            (a.namespace(), &a.name).cmp(&(b.namespace(), &b.name))
+        });
+    }
+    by_key(&mut s.nodes, |o| &o.metadata);
+    by_key(&mut s.pods, |o| &o.metadata);
+    by_key(&mut s.pdbs, |o| &o.metadata);
+    by_key(&mut s.daemon_sets, |o| &o.metadata);
+    by_key(&mut s.replica_sets, |o| &o.metadata);
+    by_key(&mut s.deployments, |o| &o.metadata);
+    by_key(&mut s.stateful_sets, |o| &o.metadata);
+    by_key(&mut s.hpas, |o| &o.metadata);
+    by_key(&mut s.pvcs, |o| &o.metadata);
+    by_key(&mut s.pvs, |o| &o.metadata);
+    by_key(&mut s.storage_classes, |o| &o.metadata);
+    by_key(&mut s.csi_nodes, |o| &o.metadata);
+    by_key(&mut s.node_pools, |o| &o.metadata);
+    by_key(&mut s.node_claims, |o| &o.metadata);
+    s.events.sort_by(|a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
+}
+
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    use serde_json::json;
+
+    use super::{redact, rewrite_text};
+    use crate::snapshot::{Snapshot, StringMap};
+
+    fn snapshot() -> Snapshot {
+        let labels = json!({
+            "kubernetes.io/hostname": "ip-10-0-1-7", "node.kubernetes.io/instance-type": "m5.large",
+            "topology.kubernetes.io/zone": "us-east-1a", "karpenter.sh/capacity-type": "spot",
+            "karpenter.sh/nodepool": "payments", "kubernetes.io/arch": "amd64", "team": "payments",
+            "karpenter.k8s.aws/instance-cpu": "2"
+        });
+        let documents = vec![
+            json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "payments", "uid": "u-np"},
+                   "spec": {"template": {"spec": {
+                       "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "secret-class"},
+                       "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+                                        {"key": "team", "operator": "In", "values": ["payments"]}]}}}}),
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": "ip-10-0-1-7", "uid": "u-node", "labels": labels,
+                                "annotations": {"karpenter.sh/do-not-disrupt": "true", "owner": "alice@example.com"},
+                                "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "name": "payments-x7k2p", "uid": "u-nc"}]},
+                   "spec": {"providerID": "aws:///us-east-1a/i-0123456789abcdef0",
+                            "taints": [{"key": "dedicated", "value": "payments", "effect": "NoSchedule"}]}}),
+            json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+                   "metadata": {"name": "payments-x7k2p", "uid": "u-nc", "labels": labels,
+                                "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": "payments", "uid": "u-np"}]},
+                   "status": {"nodeName": "ip-10-0-1-7", "providerID": "aws:///us-east-1a/i-0123456789abcdef0",
+                              "conditions": [{"type": "Drifted", "status": "True", "message": "NodePool payments drifted"}]}}),
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": "checkout-7d9f-abcde", "namespace": "shop", "uid": "u-pod",
+                                "labels": {"app": "checkout", "tier": "web", "pod-template-hash": "7d9f"},
+                                "annotations": {"controller.kubernetes.io/pod-deletion-cost": "-100"},
+                                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "checkout-7d9f", "uid": "u-rs", "controller": true}]},
+                   "spec": {"nodeName": "ip-10-0-1-7",
+                            "nodeSelector": {"team": "payments"},
+                            "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "payments", "effect": "NoSchedule"}],
+                            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                                {"labelSelector": {"matchLabels": {"app": "checkout"}}, "topologyKey": "kubernetes.io/hostname",
+                                 "namespaces": ["shop"]}]},
+                                         "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                                {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]},
+                                                      {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["1"]}],
+                                 "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["ip-10-0-1-7"]}]}]}}},
+                            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                "whenUnsatisfiable": "DoNotSchedule",
+                                "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["web", "api"]}]}}],
+                            "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}],
+                            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "checkout-data"}}]}}),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                   "metadata": {"name": "checkout", "namespace": "shop"},
+                   "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "checkout"},
+                            "matchExpressions": [{"key": "tier", "operator": "In", "values": ["web"]}]}}}),
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                   "metadata": {"name": "checkout-7d9f", "namespace": "shop", "uid": "u-rs",
+                                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "checkout", "uid": "u-d"}]},
+                   "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "checkout", "pod-template-hash": "7d9f"}}}}),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "checkout", "namespace": "shop", "uid": "u-d"},
+                   "spec": {"selector": {"matchLabels": {"app": "checkout"}}}}),
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "checkout-data", "namespace": "shop"},
+                   "spec": {"volumeName": "pvc-1234", "storageClassName": "gp3"}}),
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pvc-1234"},
+                   "spec": {"storageClassName": "gp3", "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                       {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}]}}}}),
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "checkout-7d9f-abcde.17a", "namespace": "shop"},
+                   "involvedObject": {"kind": "Pod", "name": "checkout-7d9f-abcde", "namespace": "shop"},
+                   "reason": "DisruptionBlocked", "message": "Cannot disrupt Node ip-10-0-1-7: pdb shop/checkout prevents pod evictions"}),
+            json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes",
+                   "items": [{"name": "m5.large", "capacity": {"cpu": "2"}, "offerings": [{"zone": "us-east-1a", "capacityType": "spot", "price": 0.03}]}]}),
+        ];
+        Snapshot::from_documents(documents).unwrap()
+    }
+
+    /// `LabelSelector` semantics for the operators the test uses.
+    fn matches(selector: &LabelSelector, labels: &StringMap) -> bool {
+        let by_labels = selector.match_labels.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
+        let by_expressions = selector.match_expressions.iter().flatten().all(|e| match e.operator.as_str() {
+            "In" => labels.get(&e.key).is_some_and(|v| e.values.iter().flatten().any(|x| x == v)),
+            "NotIn" => !labels.get(&e.key).is_some_and(|v| e.values.iter().flatten().any(|x| x == v)),
+            "Exists" => labels.contains_key(&e.key),
+            _ => false,
+        });
+        by_labels && by_expressions
+    }
+
+    #[test]
+    fn selectors_still_match_after_redaction() {
+        let original = snapshot();
+        let r = redact(&original);
+        let pod = &r.pods[0];
+        assert_ne!(pod.metadata.labels["app"], "checkout");
+        let pdb = r.pdbs[0].spec.selector.as_ref().unwrap();
+        assert!(matches(pdb, &pod.metadata.labels));
+        for workload in r.replica_sets.iter().chain(&r.deployments) {
+            assert!(matches(workload.spec.selector.as_ref().unwrap(), &pod.metadata.labels));
+        }
+        let anti = pod.spec.affinity.as_ref().unwrap().pod_anti_affinity.as_ref().unwrap();
+        let term = &anti.required_during_scheduling_ignored_during_execution.as_ref().unwrap()[0];
+        assert!(matches(term.label_selector.as_ref().unwrap(), &pod.metadata.labels));
+        assert_eq!(term.namespaces.as_ref().unwrap()[0], *pod.metadata.namespace.as_ref().unwrap());
+        let spread = &pod.spec.topology_spread_constraints[0];
+        assert!(matches(spread.label_selector.as_ref().unwrap(), &pod.metadata.labels));
+        let node = &r.nodes[0];
+        assert!(pod.spec.node_selector.iter().all(|(k, v)| node.metadata.labels.get(k) == Some(v)));
+        assert_eq!(pod.spec.tolerations[0].value, node.spec.taints[0].value);
+        assert_ne!(pod.spec.tolerations[0].value.as_deref(), Some("payments"));
+        let node_affinity = pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref().unwrap();
+        let required = node_affinity.required_during_scheduling_ignored_during_execution.as_ref().unwrap();
+        let term = &required.node_selector_terms[0];
+        assert_eq!(term.match_fields.as_ref().unwrap()[0].values.as_ref().unwrap()[0], node.metadata.name);
+        let expressions = term.match_expressions.as_ref().unwrap();
+        assert_eq!(expressions[0].values.as_ref().unwrap()[0], "us-east-1a");
+        assert_eq!(expressions[1].values.as_ref().unwrap()[0], "1", "Gt compares numbers");
+    }
+
+    #[test]
+    fn references_still_resolve() {
+        let r = redact(&snapshot());
+        let (pool, node, claim, pod) = (&r.node_pools[0], &r.nodes[0], &r.node_claims[0], &r.pods[0]);
+        assert!(pool.metadata.name.starts_with("nodepool-"));
+        assert_eq!(node.metadata.labels["karpenter.sh/nodepool"], pool.metadata.name);
+        assert_eq!(claim.metadata.labels["karpenter.sh/nodepool"], pool.metadata.name);
+        assert_eq!(claim.metadata.owner_references[0].name, pool.metadata.name);
+        assert_eq!(claim.metadata.owner_references[0].uid, pool.metadata.uid);
+        assert_eq!(node.metadata.owner_references[0].name, claim.metadata.name);
+        assert_eq!(claim.status.node_name.as_ref(), Some(&node.metadata.name));
+        assert_eq!(claim.status.provider_id, node.spec.provider_id);
+        assert!(node.spec.provider_id.as_deref().unwrap().starts_with("aws:///"));
+        assert_eq!(node.metadata.labels["kubernetes.io/hostname"], node.metadata.name);
+        assert_eq!(pod.spec.node_name.as_ref(), Some(&node.metadata.name));
+        let rs = &r.replica_sets[0];
+        assert_eq!(pod.metadata.owner_references[0].name, rs.metadata.name);
+        assert_eq!(rs.metadata.owner_references[0].name, r.deployments[0].metadata.name);
+        let claim_name = &pod.spec.volumes[0].persistent_volume_claim.as_ref().unwrap().claim_name;
+        assert_eq!(claim_name, &r.pvcs[0].metadata.name);
+        assert_eq!(r.pvcs[0].spec.volume_name.as_ref(), Some(&r.pvs[0].metadata.name));
+        assert_eq!(r.pvcs[0].spec.storage_class_name, r.pvs[0].spec.storage_class_name);
+        let event = &r.events[0];
+        assert_eq!(event.involved_object.name, pod.metadata.name);
+        assert_eq!(event.involved_object.namespace, pod.metadata.namespace);
+        let class = pool.spec.template.spec.node_class_ref.as_ref().unwrap();
+        assert!(class["name"].as_str().unwrap().starts_with("nodeclass-"));
+    }
+
+    #[test]
+    fn keeps_what_the_replay_compares_and_hides_the_rest() {
+        let original = snapshot();
+        let r = redact(&original);
+        let node = &r.nodes[0];
+        for key in ["node.kubernetes.io/instance-type", "topology.kubernetes.io/zone", "karpenter.sh/capacity-type", "kubernetes.io/arch"] {
+            assert_eq!(node.metadata.labels[key], original.nodes[0].metadata.labels[key], "{key}");
+        }
+        assert_eq!(node.metadata.annotations["karpenter.sh/do-not-disrupt"], "true");
+        assert_eq!(r.pods[0].metadata.annotations["controller.kubernetes.io/pod-deletion-cost"], "-100");
+        assert_eq!(r.node_pools[0].spec.template.spec.requirements[0].values, ["spot"]);
+        assert_eq!(r.instance_types, original.instance_types);
+        let text = serde_json::to_string(&r.to_document()).unwrap();
+        for secret in ["payments", "checkout", "ip-10-0-1-7", "shop", "alice", "i-0123456789abcdef0", "secret-class", "gp3"] {
+            assert!(!text.contains(secret), "`{secret}` survived redaction");
+        }
+        assert!(r.events[0].message.starts_with("Cannot disrupt Node node-"), "{}", r.events[0].message);
+        assert!(r.node_claims[0].status.conditions[0].message.as_deref().unwrap().starts_with("NodePool nodepool-"));
+    }
+
+    #[test]
+    fn deterministic_and_sorted_and_round_trips() {
+        let original = snapshot();
+        let (a, b) = (redact(&original), redact(&original));
+        assert_eq!(a, b);
+        let reread = Snapshot::from_documents(vec![a.to_document()]).unwrap();
+        assert_eq!(reread, a, "a redacted snapshot is a valid, sorted snapshot");
+        assert_eq!(redact(&Snapshot::default()), Snapshot::default());
+    }
+
+    #[test]
+    fn free_text_keeps_unknown_words() {
+        let known = [("web".to_owned(), "pod-1".to_owned())].into_iter().collect();
+        assert_eq!(rewrite_text("pod ns/web is web-1, web.", &known), "pod ns/pod-1 is web-1, pod-1.");
+    }
+}

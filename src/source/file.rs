@@ -1,0 +1,211 @@
+//! Snapshot files: YAML or JSON, one object, a `List` (nested too) or a multi-document stream,
+//! from a path or stdin. Errors point at the file, line and column, object and field.
+
+use std::io::Read;
+use std::path::Path;
+
+use miette::{NamedSource, SourceSpan};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::snapshot::{DecodeError, Snapshot};
+
+/// Reads a snapshot from a path, or stdin for `-`.
+pub fn read_path(path: &Path) -> Result<Snapshot, Error> {
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_owned(), source })?
+    };
+    let name = if path.as_os_str() == "-" { "<stdin>".to_owned() } else { path.display().to_string() };
+    read_text(&text, &name)
+}
+
+/// Parses snapshot text; `name` is used in diagnostics.
+pub fn read_text(text: &str, name: &str) -> Result<Snapshot, Error> {
+    let documents = parse_documents(text, name)?;
+    let snapshot = Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?;
+    if snapshot.nodes.is_empty() && snapshot.node_claims.is_empty() && snapshot.node_pools.is_empty() {
+        return Err(Error::EmptySnapshot { path: name.to_owned() });
+    }
+    Ok(snapshot)
+}
+
+/// Splits the text into documents: JSON when it starts with `{` or `[`, else YAML.
+pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let mut documents = Vec::new();
+        for value in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+            match value {
+                Ok(Value::Array(items)) => documents.extend(items),
+                Ok(value) => documents.push(value),
+                Err(e) => {
+                    let offset = offset_of(text, e.line(), e.column());
+                    return Err(syntax(text, name, e.to_string(), Some(offset)));
+                }
+            }
+        }
+        return Ok(documents);
+    }
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = usize::MAX;
+    budget.max_nodes = usize::MAX;
+    budget.max_total_scalar_bytes = usize::MAX;
+    budget.max_documents = usize::MAX;
+    budget.max_depth = 256;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.strict_booleans = true;
+    options.leading_zero_numbers_as_strings = true;
+    serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
+        let offset = e.location().map(|l| offset_of(text, l.line() as usize, l.column() as usize));
+        let message = e.to_string().lines().next().unwrap_or_default().to_owned();
+        syntax(text, name, message, offset)
+    })
+}
+
+fn syntax(text: &str, name: &str, message: String, offset: Option<usize>) -> Error {
+    Error::Syntax {
+        path: name.to_owned(),
+        message,
+        help: "check the indentation and quoting near the marked place; `kubectl get -o yaml` output always parses"
+            .to_owned(),
+        src: NamedSource::new(name, text.to_owned()),
+        span: offset.map(|o| SourceSpan::from((o, 1))),
+    }
+}
+
+/// Maps a decode error to a diagnostic with the best location we can find in the text.
+fn locate(e: &DecodeError, text: &str, name: &str) -> Error {
+    let offset = find_field(text, e);
+    let (line, column) = offset.map_or((0, 0), |o| line_column(text, o));
+    Error::Object {
+        path: name.to_owned(),
+        line,
+        column,
+        kind: e.kind.clone(),
+        name: e.name.clone(),
+        field: e.field.clone(),
+        message: e.message.clone(),
+        help: e.help.clone(),
+        src: NamedSource::new(name, text.to_owned()),
+        span: offset.map(|o| SourceSpan::from((o, 1))),
+    }
+}
+
+/// Finds the failing field: first the object (`kind: X` then its `name:`), then each key of
+/// the field path in order after it. Falls back to the object, then to nothing.
+fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
+    let object_name = e.name.rsplit('/').next().unwrap_or_default();
+    let mut start = 0;
+    let mut found_object = None;
+    while let Some(pos) = text[start..].find(&format!("kind: {}", e.kind)).map(|p| p + start).or_else(|| {
+        text[start..].find(&format!("\"kind\":\"{}\"", e.kind)).map(|p| p + start)
+    }) {
+        let next = text[pos + 1..].find("kind:").map_or(text.len(), |p| p + pos + 1);
+        let window = &text[pos..next];
+        let named = object_name == "<unnamed>"
+            || window.contains(&format!("name: {object_name}"))
+            || window.contains(&format!("name: '{object_name}'"))
+            || window.contains(&format!("name: \"{object_name}\""))
+            || window.contains(&format!("\"name\":\"{object_name}\""));
+        if named {
+            found_object = Some(pos);
+            break;
+        }
+        start = pos + 1;
+    }
+    let object = found_object.or_else(|| text.find(&format!("name: {object_name}")))?;
+    let mut cursor = object;
+    let keys: Vec<&str> = e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
+    let object_start = text[..object].rfind("\n- ").map_or(0, |p| p + 1);
+    cursor = cursor.min(object_start.max(cursor.saturating_sub(400)));
+    for key in keys {
+        let yaml = text[cursor..].find(&format!("{key}:"));
+        let json = text[cursor..].find(&format!("\"{key}\""));
+        match yaml.into_iter().chain(json).min() {
+            Some(p) => cursor += p,
+            None => return Some(object),
+        }
+    }
+    Some(cursor)
+}
+
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (line_start + column.saturating_sub(1)).min(text.len().saturating_sub(1))
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_text;
+    use crate::error::Error;
+
+    const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n";
+
+    #[test]
+    fn reads_yaml_stream_and_nested_lists() {
+        let text = format!(
+            "{NODE}---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Node\n    metadata: {{name: b}}\n"
+        );
+        let snapshot = read_text(&text, "t.yaml").unwrap();
+        let names: Vec<_> = snapshot.nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn reads_json_list() {
+        let text = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}}]}"#;
+        assert_eq!(read_text(text, "t.json").unwrap().nodes.len(), 1);
+    }
+
+    #[test]
+    fn bad_quantity_names_line_object_and_field() {
+        let text = format!(
+            "{NODE}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n"
+        );
+        match read_text(&text, "t.yaml").unwrap_err() {
+            Error::Object { line, kind, name, field, .. } => {
+                assert_eq!((kind.as_str(), name.as_str()), ("Pod", "ns/p"));
+                assert_eq!(field, "spec.containers[0].resources.requests.cpu");
+                assert_eq!(line, 16);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn pod_without_name_is_an_error() {
+        let text = format!("{NODE}---\napiVersion: v1\nkind: Pod\nmetadata:\n  namespace: ns\n");
+        assert!(matches!(read_text(&text, "t.yaml"), Err(Error::Object { field, .. }) if field == "metadata.name"));
+    }
+
+    #[test]
+    fn old_nodepool_api_version_is_an_error() {
+        let text = format!("{NODE}---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: d\n");
+        assert!(matches!(read_text(&text, "t.yaml"), Err(Error::Object { field, .. }) if field == "apiVersion"));
+    }
+
+    #[test]
+    fn invalid_yaml_is_a_syntax_error() {
+        assert!(matches!(read_text("a: [b\n", "t.yaml"), Err(Error::Syntax { span: Some(_), .. })));
+    }
+
+    #[test]
+    fn unknown_kinds_and_fields_are_ignored() {
+        let text = format!("{NODE}  surprise: 1\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n");
+        assert_eq!(read_text(&text, "t.yaml").unwrap().nodes.len(), 1);
+    }
+}

@@ -1,0 +1,171 @@
+//! Where each replayed decision lives upstream: one constant per mirrored function.
+//!
+//! Every [`crate::reason::Reason`] carries one of these as its `ref`, so a reader can open the
+//! Go function that makes the same decision. Paths are relative to the repository root at the
+//! pinned tag.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+/// The upstream project a function belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Project {
+    Karpenter,
+    KubeScheduler,
+    Kubernetes,
+}
+
+impl Project {
+    /// The repository and the tag every reference is pinned to. Bump it here when re-syncing.
+    pub const fn pinned(self) -> (&'static str, &'static str) {
+        match self {
+            Project::Karpenter => ("kubernetes-sigs/karpenter", "v1.14.0"),
+            Project::KubeScheduler | Project::Kubernetes => ("kubernetes/kubernetes", "v1.34.0"),
+        }
+    }
+
+    const fn label(self) -> &'static str {
+        match self {
+            Project::Karpenter => "karpenter",
+            Project::KubeScheduler => "kube-scheduler",
+            Project::Kubernetes => "kubernetes",
+        }
+    }
+}
+
+/// One upstream function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Upstream {
+    pub project: Project,
+    pub path: &'static str,
+    pub function: &'static str,
+}
+
+impl Upstream {
+    /// A browsable link to the file at the pinned tag.
+    pub fn url(&self) -> String {
+        let (repo, tag) = self.project.pinned();
+        format!("https://github.com/{repo}/blob/{tag}/{}", self.path)
+    }
+}
+
+impl fmt::Display for Upstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} {}", self.project.label(), self.path, self.function)
+    }
+}
+
+impl Serialize for Upstream {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+const fn karpenter(path: &'static str, function: &'static str) -> Upstream {
+    Upstream { project: Project::Karpenter, path, function }
+}
+
+const fn scheduler(path: &'static str, function: &'static str) -> Upstream {
+    Upstream { project: Project::KubeScheduler, path, function }
+}
+
+const DISRUPTION: &str = "pkg/controllers/disruption";
+
+pub const RECONCILE: Upstream = karpenter("pkg/controllers/disruption/controller.go", "Controller.Reconcile");
+pub const NEW_METHODS: Upstream = karpenter("pkg/controllers/disruption/controller.go", "NewMethods");
+pub const NEW_CANDIDATE: Upstream = karpenter("pkg/controllers/disruption/types.go", "NewCandidate");
+pub const GET_CANDIDATES: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "GetCandidates");
+pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
+    karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");
+pub const VALIDATE_PODS_DISRUPTABLE: Upstream =
+    karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidatePodsDisruptable");
+pub const IS_DO_NOT_DISRUPT_ACTIVE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsDoNotDisruptActive");
+pub const IS_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsReschedulable");
+pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.CanEvictPods");
+pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");
+pub const RESCHEDULE_DISRUPTION_COST: Upstream =
+    karpenter("pkg/controllers/disruption/types.go", "computeRescheduleDisruptionCost");
+pub const IS_EMPTY: Upstream = karpenter("pkg/controllers/disruption/types.go", "Candidate.IsEmpty");
+pub const RESOLVE_NODE_PRICE: Upstream = karpenter("pkg/controllers/disruption/types.go", "resolveNodePrice");
+pub const IS_UNDER_CONSOLIDATE_AFTER: Upstream =
+    karpenter("pkg/utils/disruption/disruption.go", "IsUnderConsolidateAfter");
+pub const CONSOLIDATABLE_CONDITION: Upstream =
+    karpenter("pkg/controllers/nodeclaim/disruption/consolidation.go", "Consolidation.Reconcile");
+pub const BUILD_BUDGET_MAPPING: Upstream =
+    karpenter("pkg/controllers/disruption/helpers.go", "BuildDisruptionBudgetMapping");
+pub const GET_ALLOWED_DISRUPTIONS: Upstream =
+    karpenter("pkg/apis/v1/nodepool.go", "NodePool.GetAllowedDisruptionsByReason");
+pub const BUDGET_IS_ACTIVE: Upstream = karpenter("pkg/apis/v1/nodepool.go", "Budget.IsActive");
+pub const EMPTINESS_SHOULD_DISRUPT: Upstream = karpenter("pkg/controllers/disruption/emptiness.go", "Emptiness.ShouldDisrupt");
+pub const EMPTINESS_COMPUTE: Upstream = karpenter("pkg/controllers/disruption/emptiness.go", "Emptiness.ComputeCommands");
+pub const DRIFT_SHOULD_DISRUPT: Upstream = karpenter("pkg/controllers/disruption/drift.go", "Drift.ShouldDisrupt");
+pub const DRIFT_COMPUTE: Upstream = karpenter("pkg/controllers/disruption/drift.go", "Drift.ComputeCommands");
+pub const STATIC_DRIFT_COMPUTE: Upstream =
+    karpenter("pkg/controllers/disruption/staticdrift.go", "StaticDrift.ComputeCommands");
+pub const CONSOLIDATION_SHOULD_DISRUPT: Upstream =
+    karpenter("pkg/controllers/disruption/consolidation.go", "consolidation.ShouldDisrupt");
+pub const COMPUTE_CONSOLIDATION: Upstream =
+    karpenter("pkg/controllers/disruption/consolidation.go", "consolidation.computeConsolidation");
+pub const SPOT_TO_SPOT: Upstream =
+    karpenter("pkg/controllers/disruption/consolidation.go", "consolidation.computeSpotToSpotConsolidation");
+pub const FILTER_BY_PRICE: Upstream = karpenter(
+    "pkg/controllers/provisioning/scheduling/nodeclaim.go",
+    "NodeClaim.RemoveInstanceTypeOptionsByPriceAndMinValues",
+);
+pub const MULTI_NODE_COMPUTE: Upstream =
+    karpenter("pkg/controllers/disruption/multinodeconsolidation.go", "MultiNodeConsolidation.ComputeCommands");
+pub const FILTER_SAME_INSTANCE_TYPE: Upstream =
+    karpenter("pkg/controllers/disruption/multinodeconsolidation.go", "filterOutSameInstanceType");
+pub const SINGLE_NODE_COMPUTE: Upstream =
+    karpenter("pkg/controllers/disruption/singlenodeconsolidation.go", "SingleNodeConsolidation.ComputeCommands");
+pub const SIMULATE_SCHEDULING: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "SimulateScheduling");
+pub const SCHEDULER_ADD_EXISTING: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.addToExistingNode");
+pub const EXISTING_NODE_CAN_ADD: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/existingnode.go", "ExistingNode.CanAdd");
+pub const NODECLAIM_CAN_ADD: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/nodeclaim.go", "NodeClaim.CanAdd");
+pub const UNINITIALIZED_NODE_ERROR: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "UninitializedNodeError");
+pub const SCORE_MOVE: Upstream = karpenter("pkg/controllers/disruption/balanced.go", "ScoreMove");
+pub const CAN_PASS_THRESHOLD: Upstream = karpenter("pkg/controllers/disruption/balanced.go", "CanPassThreshold");
+pub const NODEPOOL_TOTALS: Upstream = karpenter("pkg/controllers/disruption/balanced.go", "computeNodePoolTotals");
+pub const EVENTS: Upstream = karpenter("pkg/controllers/disruption/events/events.go", "events");
+
+pub const FIT: Upstream = scheduler("pkg/scheduler/framework/plugins/noderesources/fit.go", "Fit.Filter");
+pub const TAINT_TOLERATION: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go", "TaintToleration.Filter");
+pub const NODE_AFFINITY: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go", "NodeAffinity.Filter");
+pub const NODE_PORTS: Upstream = scheduler("pkg/scheduler/framework/plugins/nodeports/node_ports.go", "NodePorts.Filter");
+pub const POD_TOPOLOGY_SPREAD: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/podtopologyspread/filtering.go", "PodTopologySpread.Filter");
+pub const INTER_POD_AFFINITY: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/interpodaffinity/filtering.go", "InterPodAffinity.Filter");
+pub const NODE_UNSCHEDULABLE: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go", "NodeUnschedulable.Filter");
+pub const VOLUME_ZONE: Upstream =
+    scheduler("pkg/scheduler/framework/plugins/volumezone/volume_zone.go", "VolumeZone.Filter");
+pub const PDB_DISRUPTIONS: Upstream = Upstream {
+    project: Project::Kubernetes,
+    path: "pkg/controller/disruption/disruption.go",
+    function: "DisruptionController.getExpectedScale",
+};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn displays_project_path_and_function() {
+        assert_eq!(
+            super::NEW_CANDIDATE.to_string(),
+            "karpenter: pkg/controllers/disruption/types.go NewCandidate"
+        );
+        assert!(super::FIT.url().starts_with("https://github.com/kubernetes/kubernetes/blob/"));
+    }
+
+    #[test]
+    fn every_karpenter_path_is_under_pkg() {
+        assert!(super::DISRUPTION.starts_with("pkg/"));
+    }
+}

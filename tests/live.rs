@@ -1,0 +1,326 @@
+//! Live mode over real HTTP: the real kube client (kubeconfig, token, User-Agent, timeouts)
+//! against the in-process fake API server on 127.0.0.1, serving the seed incident's objects.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use kubectl_consolidation::error::Error;
+use kubectl_consolidation::snapshot::Snapshot;
+use kubectl_consolidation::source::cluster::fetch_with_warnings;
+use kubectl_consolidation::source::prices::parse_prices;
+use kubectl_consolidation::source::ClusterArgs;
+use serde_json::{json, Value};
+use support::fake_apiserver::{Config, FakeApiServer, Logged};
+
+const SCENARIO: &str = "seed-incident-underutilized";
+const LEADER: &str = "karpenter-7f9c-leader";
+const SERVICE_METRICS: &str = "/api/v1/namespaces/kube-system/services/karpenter:http-metrics/proxy/metrics";
+const LEADER_METRICS: &str = "/api/v1/namespaces/kube-system/pods/karpenter-7f9c-leader:8080/proxy/metrics";
+
+/// Objects the live source must drop: an event about a Service and a finished pod.
+fn filtered_out() -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "svc.1", "namespace": "tenant-a"},
+               "involvedObject": {"kind": "Service", "name": "svc", "namespace": "tenant-a"},
+               "reason": "Updated", "message": "endpoints changed", "lastTimestamp": "2026-11-29T09:00:00Z"}),
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "job-done", "namespace": "tenant-a"},
+               "spec": {"nodeName": "node-0", "containers": [{"name": "c"}]}, "status": {"phase": "Succeeded"}}),
+    ]
+}
+
+/// The seed incident, Karpenter's controller, and one event about a node.
+fn served_objects() -> Vec<Value> {
+    let mut objects = support::scenario_objects(SCENARIO);
+    objects.extend(support::karpenter_controller_objects(LEADER));
+    objects.push(json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "node-3.17f", "namespace": "default"},
+        "involvedObject": {"kind": "Node", "name": "node-3"},
+        "reason": "DisruptionBlocked", "message": "Cannot disrupt Node: state node is nominated for a pending pod",
+        "type": "Normal", "lastTimestamp": "2026-11-29T09:58:00Z", "count": 3}));
+    objects
+}
+
+/// A fake serving the seed with Karpenter behind a standby Service and a leader pod.
+fn seed_config() -> (Config, String) {
+    let mut all = served_objects();
+    all.extend(filtered_out());
+    let metrics = support::metrics_text(&support::scenario_instance_types(SCENARIO));
+    let config = Config::new(&all)
+        .raw(SERVICE_METRICS, 200, "# TYPE go_goroutines gauge\ngo_goroutines 40\n")
+        .raw(LEADER_METRICS, 200, &metrics);
+    (config, metrics)
+}
+
+fn args(server: &FakeApiServer, dir: &Path, timeout: Duration) -> ClusterArgs {
+    ClusterArgs {
+        kubeconfig: Some(server.write_kubeconfig(dir)),
+        request_timeout: Some(timeout),
+        ..ClusterArgs::default()
+    }
+}
+
+fn fetch(args: &ClusterArgs) -> (Result<Snapshot, Error>, String) {
+    let mut warnings = Vec::new();
+    let result = fetch_with_warnings(args, &mut warnings);
+    (result, String::from_utf8(warnings).expect("warnings are UTF-8"))
+}
+
+fn lists_of(log: &[Logged], path: &str) -> Vec<Logged> {
+    log.iter().filter(|r| r.path == path).cloned().collect()
+}
+
+#[test]
+fn paginated_live_snapshot_equals_the_file_snapshot_of_the_same_objects() {
+    let (config, metrics) = seed_config();
+    let server = FakeApiServer::start(config.page_size(2));
+    let dir = tempfile::tempdir().unwrap();
+    let (result, warnings) = fetch(&args(&server, dir.path(), Duration::from_secs(10)));
+    let live = result.expect("live fetch succeeds");
+    assert_eq!(warnings, "", "no warnings expected");
+
+    let nodes = server.requests_to("/api/v1/nodes");
+    assert_eq!(nodes.len(), 5, "10 nodes in pages of 2: {nodes:#?}");
+    assert_eq!(nodes[0].query.get("limit").map(String::as_str), Some("500"));
+    assert_eq!(nodes[0].query.get("continue"), None);
+    for (i, page) in nodes.iter().enumerate().skip(1) {
+        assert_eq!(page.query.get("continue").cloned(), Some(format!("4242:{}", i * 2)));
+        assert!(page.query.contains_key("limit"));
+        assert!(!page.query.contains_key("resourceVersion"), "continuation pages carry no resourceVersion");
+    }
+    assert!(server.requests_to("/apis/karpenter.sh/v1/nodeclaims").len() > 1);
+    assert_eq!(server.requests_to(SERVICE_METRICS).len(), 1);
+    assert_eq!(server.requests_to(LEADER_METRICS).len(), 1, "standby Service → leader pod");
+
+    let mut expected = Snapshot::from_documents(served_objects()).unwrap();
+    expected.merge_instance_types(parse_prices(&metrics, "metrics").unwrap());
+    expected.info.price_source = Some("metrics".to_owned());
+    expected.info.karpenter_version = Some("v1.14.1".to_owned());
+    expected.info.captured_at = live.info.captured_at;
+    assert!(live.info.captured_at.is_some());
+    assert_eq!(live.to_document(), expected.to_document());
+
+    assert_eq!(live.nodes.len(), 10);
+    assert_eq!(live.events.len(), 1, "only events about nodes, nodeclaims, nodepools and pods");
+    assert!(live.pods.iter().all(|p| p.metadata.name != "job-done"), "finished pods are dropped");
+    assert_eq!(live.info.feature_gates.get("SpotToSpotConsolidation"), Some(&true));
+    let m5 = live.instance_types.iter().find(|t| t.name == "m5.large").expect("prices from metrics");
+    assert_eq!(m5.offerings.len(), 6);
+}
+
+#[test]
+fn forbidden_pdbs_warn_and_are_recorded_as_unread() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.forbid("poddisruptionbudgets"));
+    let dir = tempfile::tempdir().unwrap();
+    let (result, warnings) = fetch(&args(&server, dir.path(), Duration::from_secs(10)));
+    let snapshot = result.expect("a forbidden kind is not an error");
+    assert_eq!(
+        warnings,
+        "warning: cannot list poddisruptionbudgets.policy (403 Forbidden); grant: \
+         {apiGroups: [\"policy\"], resources: [\"poddisruptionbudgets\"], verbs: [\"list\"]}\n"
+    );
+    assert_eq!(snapshot.info.unread.len(), 1);
+    assert_eq!(snapshot.info.unread[0].kind, "PodDisruptionBudget");
+    assert!(snapshot.info.unread[0].reason.contains("403"), "{:?}", snapshot.info.unread[0]);
+    assert!(snapshot.pdbs.is_empty());
+    assert_eq!(snapshot.nodes.len(), 10);
+    assert_eq!(snapshot.node_claims.len(), 10);
+    assert!(!snapshot.pods.is_empty());
+    assert!(!snapshot.instance_types.is_empty());
+}
+
+#[test]
+fn forbidden_nodes_give_a_partial_snapshot() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.forbid("nodes"));
+    let dir = tempfile::tempdir().unwrap();
+    let (result, warnings) = fetch(&args(&server, dir.path(), Duration::from_secs(10)));
+    let snapshot = result.expect("partial snapshot");
+    assert!(warnings.contains("cannot list nodes (403 Forbidden)"), "{warnings}");
+    assert!(warnings.contains(r#"{apiGroups: [""], resources: ["nodes"], verbs: ["list"]}"#), "{warnings}");
+    assert_eq!(snapshot.info.unread.iter().map(|u| u.kind.as_str()).collect::<Vec<_>>(), ["Node"]);
+    assert!(snapshot.nodes.is_empty());
+    assert_eq!(snapshot.node_claims.len(), 10);
+}
+
+#[test]
+fn missing_karpenter_crds_is_no_karpenter() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(
+        config.not_found("/apis/karpenter.sh/v1/nodepools").not_found("/apis/karpenter.sh/v1beta1/nodepools"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    match fetch(&args(&server, dir.path(), Duration::from_secs(10))).0 {
+        Err(Error::NoKarpenter { detail }) => assert!(detail.contains("not installed"), "{detail}"),
+        other => panic!("expected NoKarpenter, got {other:?}"),
+    }
+}
+
+#[test]
+fn only_v1beta1_served_says_so() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.not_found("/apis/karpenter.sh/v1/nodepools"));
+    let dir = tempfile::tempdir().unwrap();
+    match fetch(&args(&server, dir.path(), Duration::from_secs(10))).0 {
+        Err(error @ Error::NoKarpenter { .. }) => {
+            let text = error.to_string();
+            assert!(text.contains("v1beta1"), "{text}");
+        }
+        other => panic!("expected NoKarpenter, got {other:?}"),
+    }
+    assert_eq!(server.requests_to("/apis/karpenter.sh/v1beta1/nodepools").len(), 1);
+}
+
+#[test]
+fn slow_reply_beyond_request_timeout_fails_in_bounded_time() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.delay("pods", Duration::from_secs(20)));
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let (result, _) = fetch(&args(&server, dir.path(), Duration::from_millis(300)));
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    match result {
+        Err(Error::Cluster { what, message, help }) => {
+            assert_eq!(what, "pods");
+            assert!(message.contains("no answer within") || message.contains("timed out"), "{message}");
+            assert!(help.contains("--request-timeout") || help.contains("reachable"), "{help}");
+        }
+        other => panic!("expected a cluster error, got {other:?}"),
+    }
+    assert_eq!(server.requests_to("/api/v1/pods").len(), 1, "a timeout is not retried");
+}
+
+#[test]
+fn only_gets_with_our_user_agent_and_never_secrets_or_configmaps() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.page_size(3).forbid("horizontalpodautoscalers"));
+    let dir = tempfile::tempdir().unwrap();
+    fetch(&args(&server, dir.path(), Duration::from_secs(10))).0.expect("fetch succeeds");
+    let log = server.log();
+    assert!(log.len() > 20, "{} requests", log.len());
+    for request in &log {
+        assert_eq!(request.method, "GET", "{request:?}");
+        assert!(!request.path.contains("secrets") && !request.path.contains("configmaps"), "{request:?}");
+        assert!(!request.query.contains_key("watch"), "{request:?}");
+        let agent = request.user_agent.as_deref().unwrap_or_default();
+        assert!(agent.starts_with("kubectl-consolidation/"), "{request:?}");
+        assert_eq!(request.authorization.as_deref(), Some("Bearer fake-token"));
+    }
+    for path in ["/api/v1/pods", "/apis/policy/v1/poddisruptionbudgets", "/apis/karpenter.sh/v1/nodepools"] {
+        assert!(!lists_of(&log, path).is_empty(), "{path} was listed");
+    }
+}
+
+#[test]
+fn too_many_requests_is_retried_then_succeeds() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.too_many_requests("nodes", 2));
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = fetch(&args(&server, dir.path(), Duration::from_secs(10))).0.expect("retried");
+    assert_eq!(snapshot.nodes.len(), 10);
+    assert_eq!(server.requests_to("/api/v1/nodes").len(), 3);
+}
+
+#[test]
+fn persistent_too_many_requests_gives_up() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.too_many_requests("nodes", 100));
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let result = fetch(&args(&server, dir.path(), Duration::from_secs(10))).0;
+    assert!(matches!(result, Err(Error::Cluster { ref what, .. }) if what == "nodes"), "{result:?}");
+    assert_eq!(server.requests_to("/api/v1/nodes").len(), 3, "bounded attempts");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn expired_continue_token_restarts_the_list() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.page_size(4).expire_first_continue("pods"));
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = fetch(&args(&server, dir.path(), Duration::from_secs(10))).0.expect("restarted");
+    let pods = server.requests_to("/api/v1/pods");
+    let fresh_starts = pods.iter().filter(|r| !r.query.contains_key("continue")).count();
+    assert_eq!(fresh_starts, 2, "{pods:#?}");
+    assert_eq!(snapshot.pods.len(), support::scenario_objects(SCENARIO).iter().filter(|o| o["kind"] == "Pod").count());
+}
+
+#[test]
+fn unreadable_metrics_are_a_warning_not_an_error() {
+    let server = FakeApiServer::start(
+        Config::new(&served_objects())
+            .raw(SERVICE_METRICS, 403, r#"{"kind":"Status","code":403,"reason":"Forbidden","message":"services \"karpenter:http-metrics\" is forbidden"}"#),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (result, warnings) = fetch(&args(&server, dir.path(), Duration::from_secs(10)));
+    let snapshot = result.expect("prices are optional");
+    assert!(warnings.starts_with("warning: could not read prices from Karpenter's metrics"), "{warnings}");
+    assert!(warnings.contains("services/proxy"), "{warnings}");
+    assert_eq!(warnings.lines().count(), 1);
+    assert_eq!(snapshot.info.price_source, None);
+    assert!(snapshot.instance_types.is_empty());
+    assert_eq!(snapshot.nodes.len(), 10);
+}
+
+#[test]
+fn unreachable_server_is_a_cluster_error_with_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: x\n  cluster: {{server: 'http://127.0.0.1:{port}'}}\n\
+             contexts:\n- name: x\n  context: {{cluster: x, user: x}}\nusers:\n- name: x\n  user: {{token: t}}\n"
+        ),
+    )
+    .unwrap();
+    let args = ClusterArgs { kubeconfig: Some(path), request_timeout: Some(Duration::from_secs(2)), ..ClusterArgs::default() };
+    match fetch(&args).0 {
+        Err(Error::Cluster { message, help, .. }) => {
+            assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+            assert!(help.contains("cluster-info"), "{help}");
+        }
+        other => panic!("expected a cluster error, got {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_context_is_a_kubeconfig_error() {
+    let server = FakeApiServer::start(Config::new(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = args(&server, dir.path(), Duration::from_secs(2));
+    args.context = Some("nope".to_owned());
+    match fetch(&args).0 {
+        Err(Error::Kubeconfig { help, .. }) => assert!(help.contains("get-contexts"), "{help}"),
+        other => panic!("expected a kubeconfig error, got {other:?}"),
+    }
+    assert!(server.log().is_empty(), "no request without a valid context");
+}
+
+#[test]
+fn binary_snapshot_json_against_the_fake() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(["snapshot", "-o", "json"])
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "exit {:?}; stderr:\n{stderr}", output.status.code());
+    let document: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    assert_eq!(document["kind"], "List", "{document}");
+    assert!(server.log().iter().all(|r| r.method == "GET"));
+    assert!(!server.requests_to("/api/v1/nodes").is_empty());
+}
