@@ -22,7 +22,7 @@ pub fn main() -> ExitCode {
     let invoked_as = std::path::Path::new(&argv0).file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
     if invoked_as.starts_with("kubectl_complete-") {
         let words: Vec<String> = std::env::args().skip(1).collect();
-        return finish(crate::completion::cobra(&words));
+        return finish(&crate::completion::cobra(&words));
     }
     let cli = Cli::parse();
     let color = color_enabled(cli.output.color);
@@ -45,8 +45,8 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn finish(text: String) -> ExitCode {
-    write_stdout(&text).map_or(ExitCode::from(EXIT_ERROR), |()| ExitCode::from(EXIT_OK))
+fn finish(text: &str) -> ExitCode {
+    write_stdout(text).map_or(ExitCode::from(EXIT_ERROR), |()| ExitCode::from(EXIT_OK))
 }
 
 enum Failure {
@@ -64,9 +64,7 @@ fn color_enabled(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v == "0") && std::io::stdout().is_terminal()
-        }
+        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v == "0") && std::io::stdout().is_terminal(),
     }
 }
 
@@ -156,7 +154,9 @@ fn build_report(
                 }
                 Some(t) => {
                     if !replay.budgets.contains_key(&t.name) {
-                        return Err(not_found(Kind::NodePool, &t.name, replay.budgets.keys().map(String::as_str)).into());
+                        return Err(
+                            not_found(Kind::NodePool, &t.name, replay.budgets.keys().map(String::as_str)).into()
+                        );
                     }
                     Some(t.name.as_str())
                 }
@@ -183,7 +183,9 @@ fn sort_nodes(nodes: &mut [report::plan::NodeSummary], by: Option<SortBy>) {
         Some(SortBy::Price) => nodes.sort_by(|a, b| {
             b.price.unwrap_or(0.0).total_cmp(&a.price.unwrap_or(0.0)).then_with(|| a.name.cmp(&b.name))
         }),
-        Some(SortBy::Cost) => nodes.sort_by(|a, b| a.disruption_cost.total_cmp(&b.disruption_cost).then_with(|| a.name.cmp(&b.name))),
+        Some(SortBy::Cost) => {
+            nodes.sort_by(|a, b| a.disruption_cost.total_cmp(&b.disruption_cost).then_with(|| a.name.cmp(&b.name)));
+        }
         Some(SortBy::Pool) => nodes.sort_by(|a, b| (&a.node_pool, &a.name).cmp(&(&b.node_pool, &b.name))),
     }
 }
@@ -206,7 +208,11 @@ fn cluster_args(cli: &Cli) -> Result<ClusterArgs, Failure> {
             let parsed = raw
                 .parse::<u64>()
                 .map(Duration::from_secs)
-                .or_else(|_| raw.parse::<jiff::SignedDuration>().map_err(|e| e.to_string()).and_then(|d| Duration::try_from(d).map_err(|e| e.to_string())))
+                .or_else(|_| {
+                    raw.parse::<jiff::SignedDuration>()
+                        .map_err(|e| e.to_string())
+                        .and_then(|d| Duration::try_from(d).map_err(|e| e.to_string()))
+                })
                 .map_err(|e| Failure::Usage(format!("--request-timeout {raw}: {e}")))?;
             Some(parsed)
         }
@@ -234,7 +240,12 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
 }
 
 /// A target → the node name it stands for (a pod's node, a NodeClaim's node).
-fn resolve_node(replay: &Replay, snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
+fn resolve_node(
+    replay: &Replay,
+    snapshot: &Snapshot,
+    target: &ObjectRef,
+    namespace: Option<&str>,
+) -> Result<String, Error> {
     match target.kind {
         Kind::Node => replay
             .nodes

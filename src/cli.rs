@@ -33,9 +33,7 @@ pub enum Command {
     /// The whole pipeline for one node, step by step, and its verdict.
     ///
     /// TARGET is node/NAME (or a bare node name), nodeclaim/NAME, or pod/NAME with -n.
-    Explain {
-        target: ObjectRef,
-    },
+    Explain { target: ObjectRef },
     /// The round: which method acts, its commands, and a verdict per node.
     Plan,
     /// Balanced score of every candidate of a NodePool, the pool baseline and the threshold.
@@ -63,9 +61,7 @@ pub enum Command {
         redact: bool,
     },
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    Completion {
-        shell: clap_complete::Shell,
-    },
+    Completion { shell: clap_complete::Shell },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]

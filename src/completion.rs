@@ -16,10 +16,13 @@ pub fn cobra(words: &[String]) -> String {
     let sub = before.iter().find_map(|w| cmd.get_subcommands().find(|s| s.get_name() == w));
     let mut out = Vec::new();
     if current.starts_with('-') {
-        let args = sub.map_or_else(|| cmd.get_arguments().collect::<Vec<_>>(), |s| s.get_arguments().chain(cmd.get_arguments()).collect());
+        let args = sub.map_or_else(
+            || cmd.get_arguments().collect::<Vec<_>>(),
+            |s| s.get_arguments().chain(cmd.get_arguments()).collect(),
+        );
         for arg in args {
             if let Some(long) = arg.get_long() {
-                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
                 out.push(format!("--{long}\t{}", help.lines().next().unwrap_or_default()));
             }
         }
@@ -27,7 +30,7 @@ pub fn cobra(words: &[String]) -> String {
         out.extend(targets(sub.get_name(), before));
     } else {
         for s in cmd.get_subcommands() {
-            let about = s.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let about = s.get_about().map(ToString::to_string).unwrap_or_default();
             out.push(format!("{}\t{about}", s.get_name()));
         }
     }
@@ -43,7 +46,11 @@ fn targets(sub: &str, before: &[String]) -> Vec<String> {
         .and_then(|i| before.get(i + 1))
         .and_then(|p| crate::source::file::read_path(std::path::Path::new(p)).ok())
         .or_else(|| {
-            before.iter().any(|w| w == "--demo").then(|| crate::source::file::read_text(crate::source::DEMO_SNAPSHOT, "demo").ok()).flatten()
+            before
+                .iter()
+                .any(|w| w == "--demo")
+                .then(|| crate::source::file::read_text(crate::source::DEMO_SNAPSHOT, "demo").ok())
+                .flatten()
         });
     let Some(s) = snapshot else {
         return match sub {

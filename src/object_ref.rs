@@ -108,7 +108,9 @@ mod tests {
 
     #[test]
     fn parses_kubectl_short_names() {
-        for (text, kind) in [("no/a", Kind::Node), ("nc/a", Kind::NodeClaim), ("np/a", Kind::NodePool), ("po/a", Kind::Pod)] {
+        for (text, kind) in
+            [("no/a", Kind::Node), ("nc/a", Kind::NodeClaim), ("np/a", Kind::NodePool), ("po/a", Kind::Pod)]
+        {
             assert_eq!(text.parse::<ObjectRef>().unwrap().kind, kind);
         }
         assert_eq!("nodes.v1/a".parse::<ObjectRef>().unwrap().kind, Kind::Node);

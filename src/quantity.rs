@@ -65,17 +65,8 @@ impl Quantity {
 }
 
 const BINARY: [(&str, u32); 6] = [("Ki", 10), ("Mi", 20), ("Gi", 30), ("Ti", 40), ("Pi", 50), ("Ei", 60)];
-const DECIMAL: [(&str, i32); 9] = [
-    ("n", -9),
-    ("u", -6),
-    ("m", -3),
-    ("k", 3),
-    ("M", 6),
-    ("G", 9),
-    ("T", 12),
-    ("P", 15),
-    ("E", 18),
-];
+const DECIMAL: [(&str, i32); 9] =
+    [("n", -9), ("u", -6), ("m", -3), ("k", 3), ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18)];
 
 impl FromStr for Quantity {
     type Err = QuantityError;

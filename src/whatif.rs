@@ -14,7 +14,8 @@ pub fn apply(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String
 fn apply_one(snapshot: &mut Snapshot, text: &str) -> Result<String, String> {
     let (key, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected KEY=VALUE"))?;
     if key == "pod-deletion-cost" {
-        let (pod, cost) = value.rsplit_once('=').ok_or_else(|| format!("`{text}`: expected pod-deletion-cost=NS/POD=N"))?;
+        let (pod, cost) =
+            value.rsplit_once('=').ok_or_else(|| format!("`{text}`: expected pod-deletion-cost=NS/POD=N"))?;
         cost.parse::<f64>().map_err(|_| format!("`{text}`: `{cost}` is not a number"))?;
         let target = snapshot
             .pods
@@ -57,8 +58,8 @@ fn apply_one(snapshot: &mut Snapshot, text: &str) -> Result<String, String> {
             }
             other => {
                 return Err(format!(
-                    "`{text}`: unknown key `{other}` (consolidationPolicy, consolidateAfter, budgets, pod-deletion-cost)"
-                ))
+                "`{text}`: unknown key `{other}` (consolidationPolicy, consolidateAfter, budgets, pod-deletion-cost)"
+            ))
             }
         }
         names.push(p.metadata.name.clone());

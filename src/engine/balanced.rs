@@ -72,7 +72,15 @@ pub fn score_move(savings: f64, disruption_cost: f64, totals: Totals) -> Score {
     } else {
         savings_fraction / disruption_fraction
     };
-    Score { savings, disruption_cost, savings_fraction, disruption_fraction, score, threshold, approved: score >= threshold }
+    Score {
+        savings,
+        disruption_cost,
+        savings_fraction,
+        disruption_fraction,
+        score,
+        threshold,
+        approved: score >= threshold,
+    }
 }
 
 /// Totals of every pool with at least one node passing the global gates.
@@ -100,7 +108,11 @@ pub fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_>]) -> 
         t.total_cost = if tracked > 0.0 {
             tracked
         } else {
-            passing.values().filter(|c| c.pool.is_some_and(|p| &p.metadata.name == pool)).map(|c| c.price_or_zero()).sum()
+            passing
+                .values()
+                .filter(|c| c.pool.is_some_and(|p| &p.metadata.name == pool))
+                .map(|c| c.price_or_zero())
+                .sum()
         };
     }
     totals
@@ -164,7 +176,8 @@ pub fn evaluate_move(
         let pool_savings =
             if by_pool.len() > 1 && total_price > 0.0 { savings * pool_price / total_price } else { savings };
         let disruption: f64 = members.iter().map(|c| c.disruption_cost).sum();
-        scores.push((pool.clone(), score_move(pool_savings, disruption, totals.get(pool).copied().unwrap_or_default())));
+        scores
+            .push((pool.clone(), score_move(pool_savings, disruption, totals.get(pool).copied().unwrap_or_default())));
     }
     (!scores.is_empty()).then_some(scores)
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use croner::Cron;
-use jiff::{SignedDuration, Timestamp, tz::TimeZone};
+use jiff::{tz::TimeZone, SignedDuration, Timestamp};
 use serde::Serialize;
 
 use super::state::Cluster;
@@ -92,7 +92,8 @@ pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudge
     let mut disrupting: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for node in &cluster.nodes {
         let Some(pool) = node.node_pool_name() else { continue };
-        let terminating = node.claim.is_some_and(|c| crate::snapshot::is_true(&c.status.conditions, "InstanceTerminating"));
+        let terminating =
+            node.claim.is_some_and(|c| crate::snapshot::is_true(&c.status.conditions, "InstanceTerminating"));
         if !node.managed() || !node.initialized() || terminating {
             continue;
         }
@@ -121,8 +122,7 @@ pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudge
 pub fn pool_budgets(pool: &NodePool, counted_nodes: i64, disrupting: Vec<String>, now: Timestamp) -> PoolBudgets {
     let declared = pool.spec.disruption.as_ref().and_then(|d| d.budgets.clone());
     let defaulted = declared.is_none();
-    let budgets: Vec<Budget> =
-        declared.unwrap_or_else(|| vec![Budget { nodes: "10%".into(), ..Budget::default() }]);
+    let budgets: Vec<Budget> = declared.unwrap_or_else(|| vec![Budget { nodes: "10%".into(), ..Budget::default() }]);
     let statuses: Vec<BudgetStatus> = budgets.iter().map(|b| evaluate(b, counted_nodes, now)).collect();
     let any_error = statuses.iter().any(|s| s.error.is_some());
     let in_flight = disrupting.len() as i64;
@@ -232,7 +232,7 @@ fn window(schedule: &str, duration: &str, now: Timestamp) -> Result<Window, Stri
         .timestamp();
     let active = next_after_start <= now;
     if active {
-        let last = cron.find_previous_occurrence(&zoned(now), true).map(|z| z.timestamp()).unwrap_or(next_after_start);
+        let last = cron.find_previous_occurrence(&zoned(now), true).map_or(next_after_start, |z| z.timestamp());
         Ok(Window { active, closes_at: last.checked_add(duration).ok(), opens_at: None })
     } else {
         Ok(Window { active, closes_at: None, opens_at: Some(next_after_start) })

@@ -79,19 +79,22 @@ pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_
         ));
     }
     if node.claim.is_none() {
-        node_gates.push(gate(Code::NotManaged, "node isn't managed by karpenter".into()).hint(
-            "only nodes launched through a NodeClaim are disrupted by Karpenter",
-        ));
+        node_gates.push(
+            gate(Code::NotManaged, "node isn't managed by karpenter".into())
+                .hint("only nodes launched through a NodeClaim are disrupted by Karpenter"),
+        );
     }
     if node.node.is_none() {
-        node_gates.push(gate(Code::NodeNotFound, "nodeclaim does not have an associated node".into()).hint(
-            "the instance has not registered yet (or failed to); Karpenter waits for the Node",
-        ));
+        node_gates.push(
+            gate(Code::NodeNotFound, "nodeclaim does not have an associated node".into())
+                .hint("the instance has not registered yet (or failed to); Karpenter waits for the Node"),
+        );
     }
     if node.managed() && node.node.is_some() && !node.initialized() {
         node_gates.push(
-            gate(Code::NotInitialized, "node isn't initialized".into())
-                .hint("wait for the karpenter.sh/initialized=true label (startup taints removed, resources registered)"),
+            gate(Code::NotInitialized, "node isn't initialized".into()).hint(
+                "wait for the karpenter.sh/initialized=true label (startup taints removed, resources registered)",
+            ),
         );
     }
     if node.marked_for_deletion() {
@@ -252,7 +255,10 @@ pub fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emp
     if c.is_static() {
         out.push(Reason::new(
             Code::StaticNodePool,
-            format!("NodePool \"{}\" is static (spec.replicas): only StaticDrift disrupts its nodes", pool.metadata.name),
+            format!(
+                "NodePool \"{}\" is static (spec.replicas): only StaticDrift disrupts its nodes",
+                pool.metadata.name
+            ),
         ));
         return out;
     }

@@ -57,7 +57,9 @@ pub fn is_reschedulable(pod: &Pod) -> bool {
 pub enum DoNotDisrupt {
     Absent,
     /// `"true"`, or a duration still running (`until` when known).
-    Active { until: Option<Timestamp> },
+    Active {
+        until: Option<Timestamp>,
+    },
     /// A duration that has elapsed.
     Elapsed,
     /// Any other value: ignored with an `InvalidDoNotDisruptAnnotation` event.

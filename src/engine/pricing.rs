@@ -36,10 +36,11 @@ pub const CAPACITY_TYPE_ORDER: [&str; 3] = ["reserved", "spot", "on-demand"];
 /// has any, the most expensive. `None` when nothing is available.
 ///
 /// Mirrors karpenter `pkg/cloudprovider/types.go` `Offerings.WorstLaunchPrice`.
-pub fn worst_launch_price<'a>(offerings: impl Iterator<Item = &'a Offering> + Clone) -> Option<f64> {
+pub fn worst_launch_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> Option<f64> {
+    let offerings: Vec<&Offering> = offerings.collect();
     CAPACITY_TYPE_ORDER.iter().find_map(|ct| {
         offerings
-            .clone()
+            .iter()
             .filter(|o| o.available && o.capacity_type == *ct)
             .filter_map(|o| o.price)
             .max_by(f64::total_cmp)

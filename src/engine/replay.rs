@@ -14,7 +14,9 @@ use super::balanced::{self, Totals};
 use super::budget::{build_budget_mapping, PoolBudgets, UNBOUNDED};
 use super::candidate::{consolidatable_blockers, consolidation_policy, new_candidate, Candidate};
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
-use super::method::{self, drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement};
+use super::method::{
+    self, drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
+};
 use super::pdb::Limits;
 use super::pod;
 use super::scheduling::{self, Destination, Options, Results};
@@ -129,7 +131,8 @@ pub struct Replay {
 pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
     let cluster = Cluster::new(snapshot, now);
     let limits = Limits::new(&snapshot.pdbs);
-    let candidates: Vec<Candidate<'_>> = (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
+    let candidates: Vec<Candidate<'_>> =
+        (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
     let budgets = build_budget_mapping(&cluster);
     let totals = balanced::node_pool_totals(&cluster, &candidates);
     let ctx = Context { cluster: &cluster, candidates: &candidates, budgets: &budgets, totals: &totals };
@@ -164,7 +167,10 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
         .unread
         .iter()
         .map(|u| {
-            Reason::new(Code::Uncertain, format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason))
+            Reason::new(
+                Code::Uncertain,
+                format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason),
+            )
         })
         .collect();
     Replay {
@@ -195,25 +201,26 @@ struct Lifted {
     reason: Option<&'static str>,
     findings: Vec<Reason>,
     results: Option<Results>,
-    command: Option<Command>,
 }
 
 fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
     let cluster = ctx.cluster;
     let node = &cluster.nodes[c.index];
-    let none = |findings| Lifted { reason: None, findings, results: None, command: None };
+    let no_reason = |findings| Lifted { reason: None, findings, results: None };
     if !node.managed() || node.node.is_none() || c.pool.is_none() {
-        return none(vec![]);
+        return no_reason(vec![]);
     }
     if c.is_empty() {
         return Lifted {
             reason: Some("Empty"),
             findings: vec![Reason::new(
                 Code::Empty,
-                format!("empty: disruption cost {:.2} <= 1.0 (no pod with a positive eviction cost)", c.disruption_cost),
+                format!(
+                    "empty: disruption cost {:.2} <= 1.0 (no pod with a positive eviction cost)",
+                    c.disruption_cost
+                ),
             )],
             results: None,
-            command: None,
         };
     }
     let mut findings = vec![Reason::new(
@@ -224,13 +231,16 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
         let results = scheduling::simulate(cluster, &[c.index], Options { consolidation: false });
         findings.push(Reason::new(Code::Drifted, "NodeClaim condition Drifted is True"));
         if let Some(errors) = results.non_pending_errors() {
-            findings.push(Reason::new(Code::PodsCannotReschedule, method::consolidation::sentence(&errors)).at(upstream::DRIFT_COMPUTE));
+            findings.push(
+                Reason::new(Code::PodsCannotReschedule, method::consolidation::sentence(&errors))
+                    .at(upstream::DRIFT_COMPUTE),
+            );
         }
-        return Lifted { reason: Some("Drifted"), findings, results: Some(results), command: None };
+        return Lifted { reason: Some("Drifted"), findings, results: Some(results) };
     }
     findings.push(Reason::new(Code::NotDrifted, "not drifted"));
     if c.is_static() {
-        return none(findings);
+        return no_reason(findings);
     }
     let pool = c.pool.map(consolidation_policy).unwrap_or_default();
     if pool == "WhenEmpty" {
@@ -241,28 +251,15 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
                 c.pool.map(|p| p.metadata.name.as_str()).unwrap_or_default()
             ),
         ));
-        return none(findings);
+        return no_reason(findings);
     }
-    let (command, reason) = single_node::single_move(ctx, c);
-    match command {
-        Some(command) => {
-            findings.extend(command.findings.iter().cloned());
-            Lifted { reason: Some("Underutilized"), findings, results: Some(command.results.clone()), command: Some(command) }
-        }
-        None => {
-            findings.extend(reason);
-            let results = if findings.iter().any(|f| f.code == Code::BalancedScoreTooLow && f.upstream == upstream::CAN_PASS_THRESHOLD) {
-                None
-            } else {
-                Some(scheduling::simulate(cluster, &[c.index], Options { consolidation: true }))
-            };
-            none_with_results(findings, results)
-        }
+    let single = single_node::single_move(ctx, c);
+    if let Some(command) = single.command {
+        findings.extend(command.findings.iter().cloned());
+        return Lifted { reason: Some("Underutilized"), findings, results: Some(command.results) };
     }
-}
-
-fn none_with_results(findings: Vec<Reason>, results: Option<Results>) -> Lifted {
-    Lifted { reason: None, findings, results, command: None }
+    findings.extend(single.reason);
+    Lifted { reason: None, findings, results: single.results }
 }
 
 fn verdict(
@@ -279,7 +276,6 @@ fn verdict(
             reason: Some(cmd.method.reason()),
             findings: cmd.findings.clone(),
             results: Some(cmd.results.clone()),
-            command: Some(cmd.clone()),
         },
         None => lifted(ctx, c),
     };
@@ -337,7 +333,12 @@ fn verdict(
     let (sim, price, score, decision) = split_findings(&lifted.findings);
     steps.push(Step { step: StepKind::Method, ok: filters.is_empty(), findings: method_findings });
     if !sim.is_empty() {
-        let ok = !sim.iter().any(|r| matches!(r.code, Code::PodsCannotReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded));
+        let ok = !sim.iter().any(|r| {
+            matches!(
+                r.code,
+                Code::PodsCannotReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded
+            )
+        });
         steps.push(Step { step: StepKind::Simulation, ok, findings: sim });
     }
     if !price.is_empty() {
@@ -348,7 +349,11 @@ fn verdict(
         let ok = score.iter().all(|r| r.code == Code::BalancedScoreApproved);
         steps.push(Step { step: StepKind::Score, ok, findings: score });
     }
-    steps.push(Step { step: StepKind::Decision, ok: action != Action::None, findings: decision_findings(verdict, &lifted, decision) });
+    steps.push(Step {
+        step: StepKind::Decision,
+        ok: action != Action::None,
+        findings: decision_findings(verdict, &lifted, decision),
+    });
     let reasons: Vec<Reason> = steps.iter().flat_map(|s| s.findings.iter().cloned()).collect();
     let mut blocker_codes: Vec<Code> = blockers.iter().map(|r| r.code).collect();
     blocker_codes.dedup();
@@ -412,8 +417,10 @@ fn budget_finding(b: &PoolBudgets, reason: &str, acted: bool) -> (Reason, bool) 
         .iter()
         .filter_map(|&i| b.budgets[i].window_closes_at)
         .min()
-        .map(|t| format!("the blocking budget window closes at {t}"))
-        .unwrap_or_else(|| "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned());
+        .map_or_else(
+            || "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned(),
+            |t| format!("the blocking budget window closes at {t}"),
+        );
     (Reason::new(Code::BudgetExhausted, text).at(upstream::GET_ALLOWED_DISRUPTIONS).hint(opens), false)
 }
 
@@ -447,10 +454,18 @@ fn split_findings(findings: &[Reason]) -> (Vec<Reason>, Vec<Reason>, Vec<Reason>
     let (mut sim, mut price, mut score, mut decision) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for f in findings {
         match f.code {
-            Code::PodsCannotReschedule | Code::PodsReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded => {
+            Code::PodsCannotReschedule
+            | Code::PodsReschedule
+            | Code::UninitializedDestination
+            | Code::MultipleReplacementsNeeded => {
                 sim.push(f.clone());
             }
-            Code::NotCheaper | Code::PriceUnknown | Code::SpotToSpotDisabled | Code::SpotFlexibilityTooLow | Code::SameInstanceType | Code::Replacement => {
+            Code::NotCheaper
+            | Code::PriceUnknown
+            | Code::SpotToSpotDisabled
+            | Code::SpotFlexibilityTooLow
+            | Code::SameInstanceType
+            | Code::Replacement => {
                 price.push(f.clone());
             }
             Code::BalancedScoreTooLow | Code::BalancedScoreApproved => score.push(f.clone()),

@@ -45,7 +45,8 @@ pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<Poo
     let cluster = Cluster::new(snapshot, now);
     let node_pool = cluster.pools.get(pool).copied()?;
     let limits = Limits::new(&snapshot.pdbs);
-    let candidates: Vec<Candidate<'_>> = (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
+    let candidates: Vec<Candidate<'_>> =
+        (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
     let all_totals = balanced::node_pool_totals(&cluster, &candidates);
     let totals = all_totals.get(pool).copied().unwrap_or_default();
     let scored = candidates

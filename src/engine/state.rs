@@ -172,7 +172,12 @@ impl<'a> Cluster<'a> {
         }
         for claim in &snapshot.node_claims {
             if !paired.contains(claim.metadata.name.as_str()) {
-                nodes.push(StateNode { name: claim.metadata.name.clone(), node: None, claim: Some(claim), pods: Vec::new() });
+                nodes.push(StateNode {
+                    name: claim.metadata.name.clone(),
+                    node: None,
+                    claim: Some(claim),
+                    pods: Vec::new(),
+                });
             }
         }
         nodes.sort_by(|a, b| a.name.cmp(&b.name));

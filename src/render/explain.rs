@@ -103,7 +103,11 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
         out.push_str("\nKarpenter's last word (Events):\n");
         for ev in &e.events {
             let at = ev.at.map(|t| t.to_string()).unwrap_or_default();
-            let flag = if ev.disagrees { Styles::paint(styles.warning, "  ← disagrees with this replay") } else { String::new() };
+            let flag = if ev.disagrees {
+                Styles::paint(styles.warning, "  ← disagrees with this replay")
+            } else {
+                String::new()
+            };
             out.push_str(&format!("  {at}  {} {}: {}{flag}\n", ev.object, ev.reason, ev.message));
         }
     }

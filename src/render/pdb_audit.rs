@@ -134,13 +134,13 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
     ));
     out.push_str(&Styles::paint(styles.bold, "\nFixes:\n"));
     for (i, (findings, fix, trade_off)) in grouped_fixes(audit).into_iter().enumerate() {
-        let about: Vec<String> = findings
-            .iter()
-            .map(|f| format!("{} {}", subject(f), Styles::paint(styles.code, f.code)))
-            .collect();
-        out.push_str(&format!("{}. {}\n", i + 1, about.join("; ")));
-        out.push_str(&format!("   {fix}\n"));
-        out.push_str(&format!("   {}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
+        let about: Vec<String> =
+            findings.iter().map(|f| format!("{} {}", subject(f), Styles::paint(styles.code, f.code))).collect();
+        let number = format!("{}. ", i + 1);
+        let indent = " ".repeat(number.len());
+        out.push_str(&format!("{number}{}\n", about.join("; ")));
+        out.push_str(&format!("{indent}{fix}\n"));
+        out.push_str(&format!("{indent}{}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
     }
     out.push_str(&skipped_text(audit, styles));
     out

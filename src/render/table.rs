@@ -17,7 +17,11 @@ pub fn kubectl(headers: &[&str], rows: Vec<Vec<String>>, no_headers: bool) -> St
     }
     let mut table = builder.build();
     table.with(Style::blank()).with(Padding::new(0, 3, 0, 0));
-    let mut out: String = table.to_string().lines().map(|l| format!("{}\n", l.trim_end())).collect();
+    let mut out = String::new();
+    for line in table.to_string().lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
     if out.is_empty() {
         out.push('\n');
     }

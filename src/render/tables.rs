@@ -3,6 +3,7 @@
 use super::table::{kubectl, markdown, price};
 use super::Styles;
 use crate::engine::Verdict;
+use crate::reason::Code;
 use crate::report::budgets::Budgets;
 use crate::report::plan::{NodeSummary, Plan};
 use crate::report::score::Score;
@@ -33,9 +34,11 @@ fn headline(n: &NodeSummary) -> String {
             return format!("{}: {}", r.code, r.message);
         }
     }
-    use crate::reason::Code;
     let deciding = n.reasons.iter().rev().find(|r| {
-        !matches!(r.code, Code::Candidate | Code::DisruptionCost | Code::BudgetAllowed | Code::NotEmpty | Code::NotDrifted)
+        !matches!(
+            r.code,
+            Code::Candidate | Code::DisruptionCost | Code::BudgetAllowed | Code::NotEmpty | Code::NotDrifted
+        )
     });
     deciding.map_or_else(String::new, |r| format!("{}: {}", r.code, r.message))
 }
@@ -54,7 +57,8 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
         out.push_str(&round_summary(p, styles));
         out.push('\n');
     }
-    let mut headers = vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "COST", "VERDICT", "ACTION"];
+    let mut headers =
+        vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "COST", "VERDICT", "ACTION"];
     if wide {
         headers.extend(["ZONE", "NODECLAIM", "BLOCKERS"]);
     }
@@ -95,7 +99,12 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
 fn round_summary(p: &Plan, styles: &Styles) -> String {
     let mut out = match p.method {
         None => format!("Round at {}: no method acts; Karpenter would do nothing now.\n", p.captured_at),
-        Some(m) => format!("Round at {}: {} acts with {} command(s).\n", p.captured_at, Styles::paint(styles.bold, m), p.commands.len()),
+        Some(m) => format!(
+            "Round at {}: {} acts with {} command(s).\n",
+            p.captured_at,
+            Styles::paint(styles.bold, m),
+            p.commands.len()
+        ),
     };
     for c in &p.commands {
         let replacements: Vec<String> = c
@@ -169,7 +178,8 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) ->
                 format!("{:.2}", c.disruption_cost),
                 best,
                 format!("${:.3}", c.savings),
-                c.score.map_or_else(|| if c.decision == "none" { "-".into() } else { "∞".into() }, |v| format!("{v:.2}")),
+                c.score
+                    .map_or_else(|| if c.decision == "none" { "-".into() } else { "∞".into() }, |v| format!("{v:.2}")),
                 verdict,
             ];
             if wide {

@@ -55,7 +55,11 @@ pub fn budgets(replay: &Replay, pool: Option<&str>) -> Budgets {
                 reasons: b
                     .by_reason
                     .iter()
-                    .map(|r| ReasonView { reason: r.reason.clone(), allowed: bounded(r.allowed), remaining: bounded(r.remaining) })
+                    .map(|r| ReasonView {
+                        reason: r.reason.clone(),
+                        allowed: bounded(r.allowed),
+                        remaining: bounded(r.remaining),
+                    })
                     .collect(),
             })
             .collect(),

@@ -208,10 +208,7 @@ pub struct Event {
 impl Event {
     /// The latest time the event was seen.
     pub fn seen_at(&self) -> Option<Timestamp> {
-        self.last_timestamp
-            .or(self.event_time)
-            .or(self.first_timestamp)
-            .or(self.metadata.creation_timestamp)
+        self.last_timestamp.or(self.event_time).or(self.first_timestamp).or(self.metadata.creation_timestamp)
     }
 }
 

@@ -45,10 +45,7 @@ impl ObjectMeta {
 
     /// The owner marked `controller: true`, else the first owner.
     pub fn controller(&self) -> Option<&OwnerReference> {
-        self.owner_references
-            .iter()
-            .find(|o| o.controller == Some(true))
-            .or_else(|| self.owner_references.first())
+        self.owner_references.iter().find(|o| o.controller == Some(true)).or_else(|| self.owner_references.first())
     }
 }
 

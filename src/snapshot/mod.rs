@@ -9,26 +9,26 @@ mod catalog;
 mod core;
 mod decode;
 mod encode;
-mod meta;
 mod karpenter;
+mod meta;
 pub mod redact;
 mod storage;
 mod workloads;
 
 pub use catalog::{InstanceType, Offering, SnapshotInfo, UnreadKind};
 pub use core::{
-    ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec,
-    NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, Resources, Volume,
+    ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec, NodeStatus,
+    PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, Resources, Volume,
 };
 pub use decode::{DecodeError, Document};
 pub use karpenter::{
-    Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec,
-    NodePool, NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
+    Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec, NodePool,
+    NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
 };
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
 pub use storage::{
-    CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim,
-    PvSpec, PvcSpec, StorageClass,
+    CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
+    PvcSpec, StorageClass,
 };
 pub use workloads::{HorizontalPodAutoscaler, HpaSpec, PodTemplate, ScaleTargetRef, Workload, WorkloadSpec};
 

@@ -216,10 +216,16 @@ impl Redactor {
         }
         let pod_terms = [
             affinity.pod_affinity.as_mut().map(|a| {
-                (&mut a.required_during_scheduling_ignored_during_execution, &mut a.preferred_during_scheduling_ignored_during_execution)
+                (
+                    &mut a.required_during_scheduling_ignored_during_execution,
+                    &mut a.preferred_during_scheduling_ignored_during_execution,
+                )
             }),
             affinity.pod_anti_affinity.as_mut().map(|a| {
-                (&mut a.required_during_scheduling_ignored_during_execution, &mut a.preferred_during_scheduling_ignored_during_execution)
+                (
+                    &mut a.required_during_scheduling_ignored_during_execution,
+                    &mut a.preferred_during_scheduling_ignored_during_execution,
+                )
             }),
         ];
         for (required, preferred) in pod_terms.into_iter().flatten() {
@@ -598,7 +604,6 @@ fn sort(s: &mut Snapshot) {
     s.events.sort_by(|a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
 }
 
-
 #[cfg(test)]
 mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -751,7 +756,12 @@ mod tests {
         let original = snapshot();
         let r = redact(&original);
         let node = &r.nodes[0];
-        for key in ["node.kubernetes.io/instance-type", "topology.kubernetes.io/zone", "karpenter.sh/capacity-type", "kubernetes.io/arch"] {
+        for key in [
+            "node.kubernetes.io/instance-type",
+            "topology.kubernetes.io/zone",
+            "karpenter.sh/capacity-type",
+            "kubernetes.io/arch",
+        ] {
             assert_eq!(node.metadata.labels[key], original.nodes[0].metadata.labels[key], "{key}");
         }
         assert_eq!(node.metadata.annotations["karpenter.sh/do-not-disrupt"], "true");
@@ -759,7 +769,9 @@ mod tests {
         assert_eq!(r.node_pools[0].spec.template.spec.requirements[0].values, ["spot"]);
         assert_eq!(r.instance_types, original.instance_types);
         let text = serde_json::to_string(&r.to_document()).unwrap();
-        for secret in ["payments", "checkout", "ip-10-0-1-7", "shop", "alice", "i-0123456789abcdef0", "secret-class", "gp3"] {
+        for secret in
+            ["payments", "checkout", "ip-10-0-1-7", "shop", "alice", "i-0123456789abcdef0", "secret-class", "gp3"]
+        {
             assert!(!text.contains(secret), "`{secret}` survived redaction");
         }
         assert!(r.events[0].message.starts_with("Cannot disrupt Node node-"), "{}", r.events[0].message);

@@ -39,19 +39,19 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(1);
 /// A kind the replay reads, and where the API serves it.
 #[derive(Debug, Clone, Copy)]
 struct Kind {
-    kind: &'static str,
+    name: &'static str,
     group: &'static str,
     version: &'static str,
     plural: &'static str,
 }
 
 impl Kind {
-    const fn new(group: &'static str, version: &'static str, kind: &'static str, plural: &'static str) -> Kind {
-        Kind { kind, group, version, plural }
+    const fn new(group: &'static str, version: &'static str, name: &'static str, plural: &'static str) -> Kind {
+        Kind { name, group, version, plural }
     }
 
     fn api_resource(self) -> ApiResource {
-        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(self.group, self.version, self.kind), self.plural)
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(self.group, self.version, self.name), self.plural)
     }
 
     fn api_version(self) -> String {
@@ -121,7 +121,11 @@ fn jobs() -> Vec<Job> {
     let mut jobs: Vec<Job> = KINDS
         .iter()
         .map(|&kind| {
-            let params = if kind.kind == POD.kind { ListParams::default().fields(NON_TERMINAL_PODS) } else { ListParams::default() };
+            let params = if kind.name == POD.name {
+                ListParams::default().fields(NON_TERMINAL_PODS)
+            } else {
+                ListParams::default()
+            };
             Job { kind, params, subject: None }
         })
         .collect();
@@ -139,7 +143,7 @@ impl Job {
         if let Some(subject) = self.subject {
             return item.pointer("/involvedObject/kind").and_then(Value::as_str) == Some(subject);
         }
-        if self.kind.kind == POD.kind {
+        if self.kind.name == POD.name {
             let phase = item.pointer("/status/phase").and_then(Value::as_str);
             return !matches!(phase, Some("Succeeded" | "Failed"));
         }
@@ -200,11 +204,11 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
                 for mut item in items {
                     if let Value::Object(map) = &mut item {
                         map.insert("apiVersion".to_owned(), Value::from(job.kind.api_version()));
-                        map.insert("kind".to_owned(), Value::from(job.kind.kind));
+                        map.insert("kind".to_owned(), Value::from(job.kind.name));
                     }
-                    if job.kind.kind == DEPLOYMENT.kind {
+                    if job.kind.name == DEPLOYMENT.name {
                         deployments.push(item.clone());
-                    } else if job.kind.kind == POD.kind {
+                    } else if job.kind.name == POD.name {
                         pods.push(item.clone());
                     }
                     documents.push(item);
@@ -216,14 +220,14 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         if job.kind.group == NODE_POOL.group && failure.code() == Some(404) {
             return Err(no_karpenter(&http).await);
         }
-        if unread.iter().any(|u| u.kind == job.kind.kind) {
+        if unread.iter().any(|u| u.kind == job.kind.name) {
             continue;
         }
         match failure.code() {
             Some(403) => {
                 let rule = job.kind.rbac_rule();
                 lines.push(format!("warning: cannot list {} (403 Forbidden); grant: {rule}", job.kind.resource()));
-                unread.push(UnreadKind { kind: job.kind.kind.to_owned(), reason: format!("{failure}; grant: {rule}") });
+                unread.push(UnreadKind { kind: job.kind.name.to_owned(), reason: format!("{failure}; grant: {rule}") });
             }
             Some(404) => {
                 lines.push(format!(
@@ -231,12 +235,12 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
                     job.kind.api_version(),
                     job.kind.resource()
                 ));
-                unread.push(UnreadKind { kind: job.kind.kind.to_owned(), reason: failure.to_string() });
+                unread.push(UnreadKind { kind: job.kind.name.to_owned(), reason: failure.to_string() });
             }
             _ => return Err(cluster_error(job.kind, &failure, &server, args)),
         }
     }
-    let core_unread = [NODE, NODE_CLAIM, NODE_POOL].iter().all(|k| unread.iter().any(|u| u.kind == k.kind));
+    let core_unread = [NODE, NODE_CLAIM, NODE_POOL].iter().all(|k| unread.iter().any(|u| u.kind == k.name));
     if core_unread {
         return Err(Error::Cluster {
             what: "nodes, nodeclaims or nodepools".to_owned(),
@@ -339,12 +343,11 @@ async fn run_jobs(http: &Http, jobs: &[Job], progress: &mut Progress) -> Vec<Res
 
 /// Karpenter's CRDs are not served at v1: say whether an older Karpenter is installed.
 async fn no_karpenter(http: &Http) -> Error {
-    let probe = Call::List {
-        path: "/apis/karpenter.sh/v1beta1/nodepools".to_owned(),
-        params: ListParams::default().limit(1),
-    };
+    let probe =
+        Call::List { path: "/apis/karpenter.sh/v1beta1/nodepools".to_owned(), params: ListParams::default().limit(1) };
     let detail = match http.get(&probe).await {
-        Ok(_) => " (this cluster serves only karpenter.sh/v1beta1: Karpenter 0.3x is installed; upgrade it to 1.x)".to_owned(),
+        Ok(_) => " (this cluster serves only karpenter.sh/v1beta1: Karpenter 0.3x is installed; upgrade it to 1.x)"
+            .to_owned(),
         Err(f) if f.code() == Some(403) => {
             " (karpenter.sh/v1beta1 exists but is forbidden: Karpenter 0.3x is probably installed; upgrade it to 1.x)"
                 .to_owned()
@@ -377,7 +380,8 @@ fn cluster_error(kind: Kind, failure: &Failure, server: &str, args: &ClusterArgs
 
 /// Builds the client: kubeconfig (or in-cluster), our User-Agent, timeouts, no kube retries.
 async fn connect(args: &ClusterArgs) -> Result<(Http, String), Error> {
-    let options = KubeConfigOptions { context: args.context.clone(), cluster: args.cluster.clone(), user: args.user.clone() };
+    let options =
+        KubeConfigOptions { context: args.context.clone(), cluster: args.cluster.clone(), user: args.user.clone() };
     let mut config = match read_kubeconfig(args)? {
         Some(kubeconfig) => {
             kube::Config::from_custom_kubeconfig(kubeconfig, &options).await.map_err(|e| kubeconfig_error(&e, args))?
@@ -406,7 +410,8 @@ async fn connect(args: &ClusterArgs) -> Result<(Http, String), Error> {
     let server = config.cluster_url.to_string().trim_end_matches('/').to_owned();
     let client = kube::Client::try_from(config).map_err(|e| Error::Kubeconfig {
         message: format!("could not set up a client for {server}: {}", chain(&e)),
-        help: "check the cluster's certificate-authority and the user's client certificate in the kubeconfig".to_owned(),
+        help: "check the cluster's certificate-authority and the user's client certificate in the kubeconfig"
+            .to_owned(),
     })?;
     Ok((Http { client, timeout }, server))
 }
@@ -513,8 +518,10 @@ mod tests {
 
     #[test]
     fn lists_every_kind_of_the_input_contract_and_never_secrets() {
-        let kinds: Vec<_> = KINDS.iter().map(|k| k.kind).collect();
-        for kind in ["Node", "Pod", "PodDisruptionBudget", "NodePool", "NodeClaim", "HorizontalPodAutoscaler", "CSINode"] {
+        let kinds: Vec<_> = KINDS.iter().map(|k| k.name).collect();
+        for kind in
+            ["Node", "Pod", "PodDisruptionBudget", "NodePool", "NodeClaim", "HorizontalPodAutoscaler", "CSINode"]
+        {
             assert!(kinds.contains(&kind), "{kind}");
         }
         for job in jobs() {
@@ -524,7 +531,7 @@ mod tests {
 
     #[test]
     fn rbac_rule_names_group_and_resource() {
-        let pdb = KINDS.iter().find(|k| k.kind == "PodDisruptionBudget").unwrap();
+        let pdb = KINDS.iter().find(|k| k.name == "PodDisruptionBudget").unwrap();
         assert_eq!(pdb.resource(), "poddisruptionbudgets.policy");
         assert_eq!(pdb.rbac_rule(), r#"{apiGroups: ["policy"], resources: ["poddisruptionbudgets"], verbs: ["list"]}"#);
         assert_eq!(KINDS[2].rbac_rule(), r#"{apiGroups: [""], resources: ["nodes"], verbs: ["list"]}"#);
@@ -536,7 +543,7 @@ mod tests {
         let node_events: &Job = all.iter().find(|j| j.subject == Some("Node")).unwrap();
         assert!(node_events.keeps(&json!({"involvedObject": {"kind": "Node"}})));
         assert!(!node_events.keeps(&json!({"involvedObject": {"kind": "Service"}})));
-        let pods = all.iter().find(|j| j.kind.kind == "Pod").unwrap();
+        let pods = all.iter().find(|j| j.kind.name == "Pod").unwrap();
         assert!(pods.keeps(&json!({"status": {"phase": "Running"}})));
         assert!(!pods.keeps(&json!({"status": {"phase": "Succeeded"}})));
     }

@@ -14,9 +14,7 @@ use crate::snapshot::{DecodeError, Snapshot};
 pub fn read_path(path: &Path) -> Result<Snapshot, Error> {
     let text = if path.as_os_str() == "-" {
         let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|source| Error::Io { path: path.to_owned(), source })?;
+        std::io::stdin().read_to_string(&mut text).map_err(|source| Error::Io { path: path.to_owned(), source })?;
         text
     } else {
         std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_owned(), source })?
@@ -104,9 +102,11 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     let object_name = e.name.rsplit('/').next().unwrap_or_default();
     let mut start = 0;
     let mut found_object = None;
-    while let Some(pos) = text[start..].find(&format!("kind: {}", e.kind)).map(|p| p + start).or_else(|| {
-        text[start..].find(&format!("\"kind\":\"{}\"", e.kind)).map(|p| p + start)
-    }) {
+    while let Some(pos) = text[start..]
+        .find(&format!("kind: {}", e.kind))
+        .map(|p| p + start)
+        .or_else(|| text[start..].find(&format!("\"kind\":\"{}\"", e.kind)).map(|p| p + start))
+    {
         let next = text[pos + 1..].find("kind:").map_or(text.len(), |p| p + pos + 1);
         let window = &text[pos..next];
         let named = object_name == "<unnamed>"
@@ -122,7 +122,8 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     }
     let object = found_object.or_else(|| text.find(&format!("name: {object_name}")))?;
     let mut cursor = object;
-    let keys: Vec<&str> = e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
+    let keys: Vec<&str> =
+        e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
     let object_start = text[..object].rfind("\n- ").map_or(0, |p| p + 1);
     cursor = cursor.min(object_start.max(cursor.saturating_sub(400)));
     for key in keys {
@@ -167,7 +168,8 @@ mod tests {
 
     #[test]
     fn reads_json_list() {
-        let text = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}}]}"#;
+        let text =
+            r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}}]}"#;
         assert_eq!(read_text(text, "t.json").unwrap().nodes.len(), 1);
     }
 
@@ -205,7 +207,8 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_fields_are_ignored() {
-        let text = format!("{NODE}  surprise: 1\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n");
+        let text =
+            format!("{NODE}  surprise: 1\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n");
         assert_eq!(read_text(&text, "t.yaml").unwrap().nodes.len(), 1);
     }
 }

@@ -28,11 +28,7 @@ pub const MEMORY_METRIC: &str = "karpenter_cloudprovider_instance_type_memory_by
 ///
 /// `path` names the input in diagnostics.
 pub fn parse_prices(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {
-    let mut types = if looks_like_metrics(text) {
-        from_metrics(text, path)?
-    } else {
-        from_documents(text, path)?
-    };
+    let mut types = if looks_like_metrics(text) { from_metrics(text, path)? } else { from_documents(text, path)? };
     sort(&mut types);
     Ok(types)
 }
@@ -41,10 +37,7 @@ pub fn parse_prices(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> 
 /// Karpenter's instance-type series. A YAML document never has such a line.
 pub fn looks_like_metrics(text: &str) -> bool {
     text.lines().map(str::trim_start).any(|line| {
-        let line = line
-            .strip_prefix("# HELP ")
-            .or_else(|| line.strip_prefix("# TYPE "))
-            .unwrap_or(line);
+        let line = line.strip_prefix("# HELP ").or_else(|| line.strip_prefix("# TYPE ")).unwrap_or(line);
         line.starts_with("karpenter_cloudprovider_instance_type_")
     })
 }
@@ -52,9 +45,7 @@ pub fn looks_like_metrics(text: &str) -> bool {
 /// Whether a metrics text carries at least one price sample (a standby replica's does not).
 pub fn has_price_series(text: &str) -> bool {
     text.lines().any(|line| {
-        line.trim_start()
-            .strip_prefix(PRICE_METRIC)
-            .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+        line.trim_start().strip_prefix(PRICE_METRIC).is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
     })
 }
 
@@ -136,11 +127,11 @@ fn from_metrics(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {
     let mut types: BTreeMap<String, InstanceType> = BTreeMap::new();
     let mut series = 0usize;
     for sample in &scrape.samples {
-        let value = match sample.value {
-            prometheus_parse::Value::Gauge(v)
-            | prometheus_parse::Value::Untyped(v)
-            | prometheus_parse::Value::Counter(v) => v,
-            _ => continue,
+        let (prometheus_parse::Value::Gauge(value)
+        | prometheus_parse::Value::Untyped(value)
+        | prometheus_parse::Value::Counter(value)) = sample.value
+        else {
+            continue;
         };
         let labels: BTreeMap<&str, &str> = sample.labels.iter().map(|(k, v)| (k.trim(), v.trim())).collect();
         let Some(name) = labels.get("instance_type").copied().filter(|n| !n.is_empty()) else { continue };
@@ -185,18 +176,16 @@ fn from_metrics(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {
 }
 
 fn offering<'a>(it: &'a mut InstanceType, zone: &str, capacity_type: &str) -> &'a mut Offering {
-    let index = match it.offerings.iter().position(|o| o.zone == zone && o.capacity_type == capacity_type) {
-        Some(index) => index,
-        None => {
-            it.offerings.push(Offering {
-                zone: zone.to_owned(),
-                capacity_type: capacity_type.to_owned(),
-                ..Offering::default()
-            });
-            it.offerings.len() - 1
-        }
-    };
-    &mut it.offerings[index]
+    if let Some(index) = it.offerings.iter().position(|o| o.zone == zone && o.capacity_type == capacity_type) {
+        return &mut it.offerings[index];
+    }
+    it.offerings.push(Offering {
+        zone: zone.to_owned(),
+        capacity_type: capacity_type.to_owned(),
+        ..Offering::default()
+    });
+    let last = it.offerings.len() - 1;
+    &mut it.offerings[last]
 }
 
 fn sort(types: &mut [InstanceType]) {

@@ -67,23 +67,25 @@ pub fn compute_consolidation(cluster: &Cluster<'_>, candidates: &[&Candidate<'_>
                 Code::PodsReschedule,
                 format!("all {moved} pod(s) fit on existing nodes: delete saves ${candidate_price:.4}/h"),
             )];
-            return Move { decision: Some(Decision::Delete), replacement: None, savings: candidate_price, results, findings };
+            return Move {
+                decision: Some(Decision::Delete),
+                replacement: None,
+                savings: candidate_price,
+                results,
+                findings,
+            };
         }
         1 => {}
         n => {
-            let reason = Reason::new(
-                Code::MultipleReplacementsNeeded,
-                format!("Can't remove without creating {n} candidates"),
-            );
+            let reason =
+                Reason::new(Code::MultipleReplacementsNeeded, format!("Can't remove without creating {n} candidates"));
             return nothing(results, reason);
         }
     }
     let claim = results.new_claims[0].clone();
     let types: Vec<&InstanceType> =
         claim.instance_types.iter().filter_map(|n| cluster.instance_types.get(n.as_str()).copied()).collect();
-    let all_spot = candidates.iter().all(|c| {
-        cluster.nodes[c.index].label(CAPACITY_TYPE) == Some("spot")
-    });
+    let all_spot = candidates.iter().all(|c| cluster.nodes[c.index].label(CAPACITY_TYPE) == Some("spot"));
     let allows_spot = claim.requirements.get(CAPACITY_TYPE).is_none_or(|r| r.allows("spot"));
     if candidates.iter().any(|c| c.price.is_none()) {
         let unknown: Vec<&str> = candidates.iter().filter(|c| c.price.is_none()).map(|c| c.name.as_str()).collect();
@@ -91,7 +93,10 @@ pub fn compute_consolidation(cluster: &Cluster<'_>, candidates: &[&Candidate<'_>
             results,
             Reason::new(
                 Code::PriceUnknown,
-                format!("no price for {}: Karpenter prices it 0, so nothing is cheaper and it can only be deleted", unknown.join(", ")),
+                format!(
+                    "no price for {}: Karpenter prices it 0, so nothing is cheaper and it can only be deleted",
+                    unknown.join(", ")
+                ),
             )
             .hint("pass --prices (Karpenter's /metrics or an InstanceTypes document)"),
         );
@@ -105,7 +110,9 @@ pub fn compute_consolidation(cluster: &Cluster<'_>, candidates: &[&Candidate<'_>
                     Code::SpotToSpotDisabled,
                     "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
                 )
-                .hint("enable the SpotToSpotConsolidation feature gate (settings.featureGates.spotToSpotConsolidation)"),
+                .hint(
+                    "enable the SpotToSpotConsolidation feature gate (settings.featureGates.spotToSpotConsolidation)",
+                ),
             );
         }
         reqs.add(CAPACITY_TYPE, &Requirement::in_values(["spot"]));
@@ -220,7 +227,9 @@ fn filter_out_same_instance_type<'a>(
 }
 
 fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -> Replacement {
-    let compatible = |it: &&InstanceType| it.offerings.iter().filter(|o| offering_compatible(o, reqs) && o.available).cloned().collect::<Vec<_>>();
+    let compatible = |it: &&InstanceType| {
+        it.offerings.iter().filter(|o| offering_compatible(o, reqs) && o.available).cloned().collect::<Vec<_>>()
+    };
     let zones: BTreeSet<String> = types.iter().flat_map(|it| compatible(it).into_iter().map(|o| o.zone)).collect();
     let capacity_types: BTreeSet<String> =
         types.iter().flat_map(|it| compatible(it).into_iter().map(|o| o.capacity_type)).collect();
@@ -228,7 +237,8 @@ fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -
         .iter()
         .filter_map(|it| worst_launch_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))))
         .max_by(f64::total_cmp);
-    let cheapest = types.first().and_then(|it| cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))));
+    let cheapest =
+        types.first().and_then(|it| cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))));
     Replacement {
         node_pool: claim.node_pool.clone(),
         instance_types: types.iter().map(|it| it.name.clone()).collect(),

@@ -25,8 +25,7 @@ pub fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>, static_pool: boo
 
 /// Mirrors [`crate::upstream::DRIFT_COMPUTE`].
 pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
-    let mut candidates: Vec<&Candidate<'_>> =
-        ctx.candidates.iter().filter(|c| should_disrupt(ctx, c, false)).collect();
+    let mut candidates: Vec<&Candidate<'_>> = ctx.candidates.iter().filter(|c| should_disrupt(ctx, c, false)).collect();
     let drifted_at = |c: &Candidate<'_>| {
         ctx.cluster.nodes[c.index]
             .claim
@@ -140,7 +139,11 @@ fn capacity_types(
     set.into_iter().collect::<Vec<_>>().join(",")
 }
 
-fn zones(cluster: &Cluster<'_>, types: &[String], reqs: &crate::engine::scheduling::requirements::Requirements) -> Vec<String> {
+fn zones(
+    cluster: &Cluster<'_>,
+    types: &[String],
+    reqs: &crate::engine::scheduling::requirements::Requirements,
+) -> Vec<String> {
     let set: std::collections::BTreeSet<String> = types
         .iter()
         .filter_map(|n| cluster.instance_types.get(n.as_str()))

@@ -43,7 +43,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     }
     let mut best: Option<(Vec<&Candidate<'_>>, Move)> = None;
     while min <= max {
-        let mid = (min + max) / 2;
+        let mid = usize::midpoint(min, max);
         let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
         let attempt = compute_consolidation(ctx.cluster, &prefix, Kind::Multi);
         let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
@@ -78,7 +78,8 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
 }
 
 fn approved(ctx: &Context<'_, '_>, prefix: &[&Candidate<'_>], savings: f64) -> bool {
-    balanced::evaluate_move(prefix, savings, ctx.totals, false).is_none_or(|scores| scores.iter().all(|(_, s)| s.approved))
+    balanced::evaluate_move(prefix, savings, ctx.totals, false)
+        .is_none_or(|scores| scores.iter().all(|(_, s)| s.approved))
 }
 
 fn decision_word(d: Decision) -> &'static str {

@@ -55,38 +55,44 @@ fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> 
             "no allowed disruptions for disruption reason Underutilized in its NodePool",
         ));
     }
-    let (command, reason) = single_move(ctx, c);
-    if let Some(command) = command {
+    let single = single_move(ctx, c);
+    if let Some(command) = single.command {
         outcome.commands.push(command);
     }
-    reason
+    single.reason
+}
+
+/// One candidate's single-node move: the command, or why there is none (and the simulation
+/// behind it, when one ran).
+#[derive(Debug, Clone)]
+pub struct SingleMove {
+    pub command: Option<Command>,
+    pub reason: Option<Reason>,
+    pub results: Option<crate::engine::scheduling::Results>,
 }
 
 /// The single-node move for one candidate, as `SingleNodeConsolidation` judges it: the
 /// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
 /// each node's own verdict.
-pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> (Option<Command>, Option<Reason>) {
+pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
     if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
-        return (
-            None,
-            Some(
-                Reason::new(
-                    Code::BalancedScoreTooLow,
-                    format!("even deleting it outright would not pass: {}", score.message()),
-                )
-                .at(upstream::CAN_PASS_THRESHOLD),
-            ),
-        );
+        let reason = Reason::new(
+            Code::BalancedScoreTooLow,
+            format!("even deleting it outright would not pass: {}", score.message()),
+        )
+        .at(upstream::CAN_PASS_THRESHOLD);
+        return SingleMove { command: None, reason: Some(reason), results: None };
     }
     let m = compute_consolidation(ctx.cluster, &[c], Kind::Single);
     let Some(decision) = m.decision else {
-        return (None, m.findings.into_iter().next());
+        return SingleMove { command: None, reason: m.findings.into_iter().next(), results: Some(m.results) };
     };
     let mut findings = m.findings.clone();
     if let Some(scores) = balanced::evaluate_move(&[c], m.savings, ctx.totals, false) {
         let (_, score) = &scores[0];
         if !score.approved {
-            return (None, Some(Reason::new(Code::BalancedScoreTooLow, score.message())));
+            let reason = Reason::new(Code::BalancedScoreTooLow, score.message());
+            return SingleMove { command: None, reason: Some(reason), results: Some(m.results) };
         }
         findings.push(Reason::new(Code::BalancedScoreApproved, score.message()));
     }
@@ -110,5 +116,5 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> (Option<Command>
         results: m.results,
         findings,
     };
-    (Some(command), None)
+    SingleMove { command: Some(command), reason: None, results: None }
 }

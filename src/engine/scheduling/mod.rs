@@ -77,8 +77,7 @@ impl Results {
         if failed.is_empty() {
             return None;
         }
-        let shown: Vec<String> =
-            failed.iter().take(5).map(|m| format!("{} => {}", m.pod, m.why.join("; "))).collect();
+        let shown: Vec<String> = failed.iter().take(5).map(|m| format!("{} => {}", m.pod, m.why.join("; "))).collect();
         let mut text = format!("not all pods would schedule, {}", shown.join(", "));
         if failed.len() > 5 {
             text.push_str(&format!(" and {} other(s)", failed.len() - 5));
@@ -178,7 +177,11 @@ impl<'c, 'a> Simulation<'c, 'a> {
             .filter(|p| p.spec.replicas.is_none() && pool_ready(p) && p.metadata.deletion_timestamp.is_none())
             .collect();
         pools.sort_by(|a, b| {
-            b.spec.weight.unwrap_or(0).cmp(&a.spec.weight.unwrap_or(0)).then_with(|| b.metadata.name.cmp(&a.metadata.name))
+            b.spec
+                .weight
+                .unwrap_or(0)
+                .cmp(&a.spec.weight.unwrap_or(0))
+                .then_with(|| b.metadata.name.cmp(&a.metadata.name))
         });
         Simulation { cluster, options, bins, queue, pools, limits_used, results: Results::default() }
     }
@@ -303,7 +306,11 @@ impl<'c, 'a> Simulation<'c, 'a> {
         for (resource, want) in requests {
             let have = bin.available.get(resource).copied().unwrap_or_default();
             if *want > have && want.milli() > 0 {
-                return Err(if resource == "pods" { "Too many pods".into() } else { format!("Insufficient {resource}") });
+                return Err(if resource == "pods" {
+                    "Too many pods".into()
+                } else {
+                    format!("Insufficient {resource}")
+                });
             }
         }
         if !pod_reqs.iter().any(|r| bin.labels.compatible(r, &|_| false).is_ok()) {
@@ -375,7 +382,11 @@ impl<'c, 'a> Simulation<'c, 'a> {
             .filter(|it| {
                 limits.iter().all(|(k, limit)| {
                     let have = used.get(k).copied().unwrap_or_default();
-                    let add = if k == "nodes" { Quantity::from_units(1) } else { it.capacity.get(k).copied().unwrap_or_default() };
+                    let add = if k == "nodes" {
+                        Quantity::from_units(1)
+                    } else {
+                        it.capacity.get(k).copied().unwrap_or_default()
+                    };
                     have.plus(add) <= *limit
                 })
             })
@@ -522,9 +533,9 @@ fn existing_bin<'a>(cluster: &Cluster<'a>, i: usize, node: &StateNode<'a>, now: 
         pods,
         host_ports: ports,
         initialized: node.initialized(),
-        under_consolidate_after: pool.zip(node.claim).is_some_and(|(p, c)| {
-            super::candidate::is_under_consolidate_after(p, c, now).is_some()
-        }),
+        under_consolidate_after: pool
+            .zip(node.claim)
+            .is_some_and(|(p, c)| super::candidate::is_under_consolidate_after(p, c, now).is_some()),
         claim_index: None,
         instance_types: Vec::new(),
         requests: Resources::new(),
@@ -572,7 +583,9 @@ fn pod_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requi
             .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
             .and_then(|terms| terms.iter().max_by_key(|t| t.weight))
         {
-            base.add_all(&Requirements::from_k8s(preferred.preference.match_expressions.as_deref().unwrap_or_default()));
+            base.add_all(&Requirements::from_k8s(
+                preferred.preference.match_expressions.as_deref().unwrap_or_default(),
+            ));
         }
     }
     let terms = node_affinity
@@ -642,7 +655,8 @@ pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool 
 
 /// Whether an offering's zone and capacity type satisfy the requirements.
 pub fn offering_compatible(o: &crate::snapshot::Offering, reqs: &Requirements) -> bool {
-    reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone)) && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
+    reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone))
+        && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
 }
 
 /// Capacity minus kube/system reserved and eviction thresholds.
@@ -661,9 +675,9 @@ fn narrow_to_offerings(bin: &mut Bin<'_>) {
     let mut types: Vec<(&InstanceType, f64)> = bin
         .instance_types
         .iter()
-        .filter_map(|it| {
+        .map(|it| {
             let cheapest = super::pricing::cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs)));
-            Some((*it, cheapest.unwrap_or(f64::MAX)))
+            (*it, cheapest.unwrap_or(f64::MAX))
         })
         .collect();
     types.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.name.cmp(&b.0.name)));
@@ -678,11 +692,8 @@ fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints
         if taints::untolerated(&spec.tolerations, template_taints, true).is_some() {
             continue;
         }
-        let mut fake = Pod::default();
-        fake.spec = spec.clone();
-        let fits = pod_requirements(&fake, false, cluster)
-            .iter()
-            .any(|r| labels.compatible(r, &is_well_known).is_ok());
+        let fake = Pod { spec: spec.clone(), ..Pod::default() };
+        let fits = pod_requirements(&fake, false, cluster).iter().any(|r| labels.compatible(r, &is_well_known).is_ok());
         if fits {
             let mut r = pod::requests(&fake);
             r.remove("pods");
@@ -701,7 +712,11 @@ fn host_ports(pod: &Pod) -> Vec<(i32, String, String)> {
         .flat_map(|c| &c.ports)
         .filter_map(|p| {
             let port = p.host_port.filter(|p| *p > 0)?;
-            Some((port, p.protocol.clone().unwrap_or_else(|| "TCP".into()), p.host_ip.clone().unwrap_or_else(|| "0.0.0.0".into())))
+            Some((
+                port,
+                p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                p.host_ip.clone().unwrap_or_else(|| "0.0.0.0".into()),
+            ))
         })
         .collect()
 }

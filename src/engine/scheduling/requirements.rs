@@ -21,7 +21,12 @@ pub struct Requirement {
 
 impl Requirement {
     pub fn in_values<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Self {
-        Requirement { complement: false, values: values.into_iter().map(Into::into).collect(), greater_than: None, less_than: None }
+        Requirement {
+            complement: false,
+            values: values.into_iter().map(Into::into).collect(),
+            greater_than: None,
+            less_than: None,
+        }
     }
 
     pub fn exists() -> Self {
@@ -51,9 +56,7 @@ impl Requirement {
         let in_set = self.values.contains(value);
         let bounds_ok = match (self.greater_than, self.less_than) {
             (None, None) => true,
-            (gt, lt) => value
-                .parse::<i64>()
-                .is_ok_and(|v| gt.is_none_or(|g| v > g) && lt.is_none_or(|l| v < l)),
+            (gt, lt) => value.parse::<i64>().is_ok_and(|v| gt.is_none_or(|g| v > g) && lt.is_none_or(|l| v < l)),
         };
         bounds_ok && if self.complement { !in_set } else { in_set }
     }
@@ -171,7 +174,7 @@ impl Requirements {
         for (key, want) in &pod.0 {
             match self.0.get(key) {
                 Some(have) => {
-                    if !have.intersects(want) && !(want.allows_absent() && want.is_empty_set()) {
+                    if !have.intersects(want) && !want.is_empty_set() {
                         return Err(format!("key {key}: {} not in {}", describe(have), describe(want)));
                     }
                     if want.is_empty_set() && !have.is_empty_set() && !have.complement {

@@ -16,7 +16,10 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     let key = toleration.key.as_deref().unwrap_or_default();
     match toleration.operator.as_deref().unwrap_or("Equal") {
         "Exists" => key.is_empty() || key == taint.key,
-        _ => key == taint.key && toleration.value.as_deref().unwrap_or_default() == taint.value.as_deref().unwrap_or_default(),
+        _ => {
+            key == taint.key
+                && toleration.value.as_deref().unwrap_or_default() == taint.value.as_deref().unwrap_or_default()
+        }
     }
 }
 
@@ -28,8 +31,8 @@ pub fn untolerated<'t>(
     ignore_prefer_no_schedule: bool,
 ) -> Option<&'t Taint> {
     taints.iter().find(|taint| {
-        !(ignore_prefer_no_schedule && taint.effect == "PreferNoSchedule")
-            && !tolerations.iter().any(|t| tolerates(t, taint))
+        let relaxed = ignore_prefer_no_schedule && taint.effect == "PreferNoSchedule";
+        !relaxed && !tolerations.iter().any(|t| tolerates(t, taint))
     })
 }
 
@@ -57,7 +60,8 @@ mod tests {
         assert!(!tolerates(&wrong, &t));
         let all = Toleration { operator: Some("Exists".into()), ..Toleration::default() };
         assert!(tolerates(&all, &t));
-        let other_effect = Toleration { operator: Some("Exists".into()), effect: Some("NoExecute".into()), ..Toleration::default() };
+        let other_effect =
+            Toleration { operator: Some("Exists".into()), effect: Some("NoExecute".into()), ..Toleration::default() };
         assert!(!tolerates(&other_effect, &t));
     }
 

@@ -56,8 +56,11 @@ pub fn check(
     }
     let affinity = pod.spec.affinity.as_ref();
     let anti = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
-    let mut anti_terms: Vec<&PodAffinityTerm> =
-        anti.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()).into_iter().flatten().collect();
+    let mut anti_terms: Vec<&PodAffinityTerm> = anti
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .into_iter()
+        .flatten()
+        .collect();
     if strict {
         anti_terms.extend(
             anti.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())
@@ -78,8 +81,11 @@ pub fn check(
             .map_err(|()| "node(s) didn't satisfy existing pods anti-affinity rules")?;
     }
     let aff = affinity.and_then(|a| a.pod_affinity.as_ref());
-    let mut aff_terms: Vec<&PodAffinityTerm> =
-        aff.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()).into_iter().flatten().collect();
+    let mut aff_terms: Vec<&PodAffinityTerm> = aff
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .into_iter()
+        .flatten()
+        .collect();
     if strict {
         aff_terms.extend(
             aff.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())
@@ -172,7 +178,11 @@ fn spread_allowed(pod: &Pod, c: &TopologySpreadConstraint, target: usize, all: &
 }
 
 /// `matchLabelKeys`: the pod's own values for those keys are added to the selector.
-fn with_match_label_keys(selector: Option<&LabelSelector>, keys: Option<&[String]>, pod: &Pod) -> Option<LabelSelector> {
+fn with_match_label_keys(
+    selector: Option<&LabelSelector>,
+    keys: Option<&[String]>,
+    pod: &Pod,
+) -> Option<LabelSelector> {
     let mut selector = selector.cloned()?;
     for key in keys.unwrap_or_default() {
         if let Some(value) = pod.metadata.labels.get(key) {
@@ -194,7 +204,8 @@ fn term_matches(owner: &Pod, term: &PodAffinityTerm, candidate: &Pod) -> bool {
     } else {
         namespaces.contains(&candidate.metadata.namespace())
             || term.namespace_selector.as_ref().is_some_and(|s| {
-                s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
+                s.match_labels.as_ref().is_none_or(BTreeMap::is_empty)
+                    && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
             })
     };
     ns_ok && selector_matches(term.label_selector.as_ref(), &candidate.metadata.labels)
@@ -225,7 +236,8 @@ fn existing_anti_affinity(pod: &Pod, _target: usize, all: &dyn Destinations) -> 
     for key in keys {
         for (_, domain, pods) in all.each(&key) {
             let hit = pods.iter().any(|q| {
-                !std::ptr::eq(*q, pod) && required_anti_terms(q).iter().any(|t| t.topology_key == key && term_matches(q, t, pod))
+                !std::ptr::eq(*q, pod)
+                    && required_anti_terms(q).iter().any(|t| t.topology_key == key && term_matches(q, t, pod))
             });
             if hit {
                 if let Domain::Fixed(Some(v)) = domain {

@@ -51,13 +51,10 @@ pub(super) struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub(super) fn new(snapshot: &'a Snapshot, now: Timestamp, scope: &'a Scope) -> Context<'a> {
-        let unread: BTreeMap<String, String> = snapshot
-            .info
-            .unread
-            .iter()
-            .map(|u| (normalise_kind(&u.kind), u.reason.clone()))
-            .collect();
-        let in_scope = |namespace: &str| scope.all_namespaces || namespace == scope.namespace.as_deref().unwrap_or("default");
+        let unread: BTreeMap<String, String> =
+            snapshot.info.unread.iter().map(|u| (normalise_kind(&u.kind), u.reason.clone())).collect();
+        let in_scope =
+            |namespace: &str| scope.all_namespaces || namespace == scope.namespace.as_deref().unwrap_or("default");
         let pods: Vec<&Pod> = snapshot
             .pods
             .iter()
@@ -72,8 +69,7 @@ impl<'a> Context<'a> {
         let limits = Limits::new(&snapshot.pdbs);
         let pdbs: Vec<&PodDisruptionBudget> =
             snapshot.pdbs.iter().filter(|p| in_scope(p.metadata.namespace())).collect();
-        let mut pdb_pods: BTreeMap<String, Vec<&Pod>> =
-            pdbs.iter().map(|p| (p.metadata.key(), Vec::new())).collect();
+        let mut pdb_pods: BTreeMap<String, Vec<&Pod>> = pdbs.iter().map(|p| (p.metadata.key(), Vec::new())).collect();
         let mut pod_pdbs = BTreeMap::new();
         let mut owners = BTreeMap::new();
         for pod in &pods {
@@ -202,7 +198,11 @@ impl<'a> Context<'a> {
             skip(FindingCode::GracePeriodOverrides, "all: the nodes' terminationGracePeriod", &placement());
         }
         if !self.readable.ownership() || !self.readable.grace_periods() {
-            skip(FindingCode::DrainBlocked, "the pinned nodes' NodePool, price and terminationGracePeriod", &placement());
+            skip(
+                FindingCode::DrainBlocked,
+                "the pinned nodes' NodePool, price and terminationGracePeriod",
+                &placement(),
+            );
         }
         let replicas = self.why_unread(&[
             ("deployment", "Deployments"),
@@ -215,7 +215,9 @@ impl<'a> Context<'a> {
             (hpas, "HorizontalPodAutoscaler minReplicas and maxReplicas"),
         ] {
             if let Some(reason) = reason {
-                for code in [FindingCode::SingleReplicaEvictable, FindingCode::DrainBlocked, FindingCode::LooserThanIntended] {
+                for code in
+                    [FindingCode::SingleReplicaEvictable, FindingCode::DrainBlocked, FindingCode::LooserThanIntended]
+                {
                     skip(code, what, &reason);
                 }
             }

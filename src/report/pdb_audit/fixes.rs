@@ -67,6 +67,11 @@ pub(super) fn raise_replicas(workload: &Workload<'_>, replicas: i32) -> String {
                 json!({"spec": {"minReplicas": replicas}})
             )
         }
+        (None, false) if id.kind == "ReplicaSet" && !workload.controller_known => format!(
+            "kubectl scale {} -n {} --replicas={replicas} (or its Deployment, if one owns it)",
+            id.kubectl_ref(),
+            id.namespace
+        ),
         (None, false) => format!("kubectl scale {} -n {} --replicas={replicas}", id.kubectl_ref(), id.namespace),
     }
 }
@@ -92,12 +97,7 @@ pub(super) fn spread_patch(workload: &Workload<'_>) -> String {
             "labelSelector": {"matchLabels": workload.selector},
         }],
     }]);
-    format!(
-        "kubectl patch {} {} -n {} --type=json -p '{constraint}'",
-        id.kind.to_lowercase(),
-        id.name,
-        id.namespace
-    )
+    format!("kubectl patch {} {} -n {} --type=json -p '{constraint}'", id.kind.to_lowercase(), id.name, id.namespace)
 }
 
 /// `k=v,k2=v2`, kubectl's `--selector` syntax.

@@ -50,8 +50,7 @@ pub(super) fn place(ctx: &Context<'_>, pods: &[&Pod]) -> (Vec<String>, Vec<Strin
 /// A selector in kubectl's `-l` syntax (`app=web,tier in (a,b)`).
 pub(super) fn selector_text(selector: Option<&LabelSelector>) -> String {
     let Some(selector) = selector else { return "<none>".to_owned() };
-    let mut terms: Vec<String> =
-        selector.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut terms: Vec<String> = selector.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
     for e in selector.match_expressions.iter().flatten() {
         let values = e.values.as_deref().unwrap_or_default().join(",");
         terms.push(match e.operator.as_str() {
@@ -267,7 +266,10 @@ fn no_pdb_finding<'a>(ctx: &Context<'a>, workload: &Workload<'a>) -> Draft<'a> {
         selector_arg(&workload.selector)
     );
     let fix = if workload.low() >= 2 {
-        Fix::new(create, "drains then evict one of its pods at a time, so nodes holding several of them drain more slowly")
+        Fix::new(
+            create,
+            "drains then evict one of its pods at a time, so nodes holding several of them drain more slowly",
+        )
     } else {
         Fix::new(
             format!("{}; then {create}", fixes::two_replicas_spread(workload)),

@@ -163,17 +163,30 @@ impl<'c, 'a> View<'c, 'a> {
         self.pods.iter().copied().filter(|p| workload.pods.iter().any(|q| std::ptr::eq(*p, *q))).collect()
     }
 
-    /// "consolidating node-x (NodePool default)", "draining node-x", or "a drain".
+    /// "consolidating node-x (NodePool default, WhenEmptyOrUnderutilized after 5m)", "draining
+    /// node-x", or "a drain".
     fn drain_phrase(&self, pods: &[&Pod]) -> String {
         let (nodes, pools, placement) = placement::place(self.ctx, pods);
         if nodes.is_empty() {
             return "a drain".to_owned();
         }
+        let facts: Vec<_> = nodes.iter().filter_map(|n| self.ctx.nodes.get(n)).filter(|f| f.karpenter).collect();
         let karpenter = placement.iter().any(|p| p.karpenter == Some(true));
-        match (karpenter, pools.as_slice()) {
-            (true, [pool]) => format!("consolidating {} (NodePool {pool})", list(&nodes, 3)),
-            (true, _) => format!("consolidating {}", list(&nodes, 3)),
-            (false, _) => format!("draining {}", list(&nodes, 3)),
+        let consolidates = facts.iter().any(|f| {
+            f.consolidation_policy.as_deref().unwrap_or("WhenEmptyOrUnderutilized") == "WhenEmptyOrUnderutilized"
+                && f.consolidate_after.as_deref() != Some("Never")
+        });
+        let nodes = list(&nodes, 3);
+        match (karpenter && consolidates, pools.as_slice(), facts.first()) {
+            (true, [pool], Some(f)) => match f.consolidate_after.as_deref() {
+                Some(after) => {
+                    format!("consolidating {nodes} (NodePool {pool}, WhenEmptyOrUnderutilized after {after})")
+                }
+                None => format!("consolidating {nodes} (NodePool {pool}, WhenEmptyOrUnderutilized)"),
+            },
+            (true, _, _) => format!("consolidating {nodes}"),
+            (false, _, _) if karpenter => format!("draining {nodes} (drift, expiration or interruption)"),
+            (false, _, _) => format!("draining {nodes}"),
         }
     }
 }
@@ -219,7 +232,11 @@ fn single_replica_evictable<'a>(view: &View<'_, 'a>) -> Vec<Draft<'a>> {
         };
         let fix = if view.workloads.len() > 1 {
             Fix::new(
-                format!("give each workload its own PodDisruptionBudget: {} counts {} workloads together", view.pdb.metadata.key(), view.workloads.len()),
+                format!(
+                    "give each workload its own PodDisruptionBudget: {} counts {} workloads together",
+                    view.pdb.metadata.key(),
+                    view.workloads.len()
+                ),
                 "more budgets to keep in step with the workloads' labels, but each then protects its own last pod",
             )
         } else if at == At::HpaMin {
@@ -401,7 +418,11 @@ fn currently_blocking<'a>(view: &View<'_, 'a>) -> Option<Draft<'a>> {
         .pods
         .iter()
         .copied()
-        .filter(|p| blocks.iter().any(|b| matches!(b, EvictionBlock::NoDisruptionsAllowed { pod, .. } if *pod == p.metadata.key())))
+        .filter(|p| {
+            blocks
+                .iter()
+                .any(|b| matches!(b, EvictionBlock::NoDisruptionsAllowed { pod, .. } if *pod == p.metadata.key()))
+        })
         .collect();
     let not_ready: Vec<&'a Pod> = view.pods.iter().copied().filter(|p| !is_ready(p)).collect();
     let bare = view.workloads.iter().any(|w| w.id.is_bare_pod());
@@ -420,7 +441,11 @@ fn currently_blocking<'a>(view: &View<'_, 'a>) -> Option<Draft<'a>> {
             "expectedPods 0: the disruption controller has not counted its pods".to_owned()
         });
     } else if status.expected_pods != view.now() {
-        why.push(format!("expectedPods {} ≠ {} desired (a rollout or scaling in progress)", status.expected_pods, view.now()));
+        why.push(format!(
+            "expectedPods {} ≠ {} desired (a rollout or scaling in progress)",
+            status.expected_pods,
+            view.now()
+        ));
     }
     if why.is_empty() {
         why.push("the status may be stale".to_owned());
@@ -491,9 +516,14 @@ fn looser_than_intended<'a>(view: &View<'_, 'a>) -> Option<Draft<'a>> {
         _ => format!("{} on {} lets {allowed} go at once, where maxUnavailable: 1 would let 1", view.rule, replicas(n)),
     };
     let (_, _, placed) = placement::place(view.ctx, view.pods);
-    if let Some(most) = placed.iter().filter(|p| p.pods >= 2).max_by(|a, b| a.pods.cmp(&b.pods).then_with(|| b.node.cmp(&a.node))) {
+    if let Some(most) =
+        placed.iter().filter(|p| p.pods >= 2).max_by(|a, b| a.pods.cmp(&b.pods).then_with(|| b.node.cmp(&a.node)))
+    {
         let down = i32::try_from(most.pods).unwrap_or(i32::MAX).min(allowed);
-        message.push_str(&format!(": {} of them sit on {}, so one consolidation takes {down} down at once", most.pods, most.node));
+        message.push_str(&format!(
+            ": {} of them sit on {}, so one consolidation takes {down} down at once",
+            most.pods, most.node
+        ));
     }
     let fix = Fix::new(
         fixes::to_max_unavailable_one(view.pdb, &view.rule),

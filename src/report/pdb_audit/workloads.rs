@@ -63,6 +63,8 @@ pub(super) struct Workload<'a> {
     pub id: WorkloadId,
     /// Desired replicas now.
     pub replicas: i32,
+    /// The controller object was in the snapshot (else replicas were counted from pods).
+    pub controller_known: bool,
     pub hpa: Option<Hpa>,
     /// Its pods (not terminal), in snapshot order.
     pub pods: Vec<&'a Pod>,
@@ -99,7 +101,11 @@ fn find<'s>(items: &'s [AppsWorkload], namespace: &str, name: &str) -> Option<&'
 /// The workload a pod belongs to.
 pub(super) fn owner_of(snapshot: &Snapshot, pod: &Pod) -> WorkloadId {
     let namespace = pod.metadata.namespace().to_owned();
-    let id = |kind: &str, name: &str| WorkloadId { kind: kind.to_owned(), namespace: namespace.clone(), name: name.to_owned() };
+    let id = |kind: &str, name: &str| WorkloadId {
+        kind: kind.to_owned(),
+        namespace: namespace.clone(),
+        name: name.to_owned(),
+    };
     let Some(owner) = pod.metadata.controller() else { return id("Pod", &pod.metadata.name) };
     if owner.kind != "ReplicaSet" {
         return id(&owner.kind, &owner.name);
@@ -146,7 +152,7 @@ pub(super) fn collect<'a>(snapshot: &'a Snapshot, pods: &[&'a Pod]) -> BTreeMap<
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| stable_labels(&pods));
             let hpa = hpa_for(snapshot, &id);
-            let workload = Workload { id: id.clone(), replicas, hpa, pods, selector };
+            let workload = Workload { id: id.clone(), replicas, controller_known: spec.is_some(), hpa, pods, selector };
             (id, workload)
         })
         .collect()
@@ -162,11 +168,7 @@ fn hpa_for(snapshot: &Snapshot, id: &WorkloadId) -> Option<Hpa> {
                 && h.spec.scale_target_ref.kind == id.kind
                 && h.spec.scale_target_ref.name == id.name
         })
-        .map(|h| Hpa {
-            name: h.metadata.key(),
-            min: h.spec.min_replicas.unwrap_or(1),
-            max: h.spec.max_replicas,
-        })
+        .map(|h| Hpa { name: h.metadata.key(), min: h.spec.min_replicas.unwrap_or(1), max: h.spec.max_replicas })
 }
 
 /// Labels every pod of the workload shares, minus the per-revision ones.

@@ -225,9 +225,8 @@ impl Http {
 /// Reads a `Status` body (or plain text from a proxy) into a failure.
 fn status_failure(code: u16, canonical: &str, body: &[u8], retry_after: Option<Duration>) -> Failure {
     let parsed: Option<Value> = serde_json::from_slice(body).ok();
-    let field = |name: &str| {
-        parsed.as_ref().and_then(|v| v.get(name)).and_then(Value::as_str).unwrap_or_default().to_owned()
-    };
+    let field =
+        |name: &str| parsed.as_ref().and_then(|v| v.get(name)).and_then(Value::as_str).unwrap_or_default().to_owned();
     let reason = field("reason");
     let mut message = field("message");
     if parsed.is_none() {

@@ -66,9 +66,7 @@ fn controller(object: &Value, pod_spec: &Value, name: &str) -> Controller {
         .flatten()
         .find(|p| p.get("name").and_then(Value::as_str) == Some(PORT_NAME))
         .and_then(|p| p.get("containerPort").and_then(Value::as_i64));
-    let port = named_port
-        .or_else(|| env("METRICS_PORT").and_then(|p| p.trim().parse().ok()))
-        .unwrap_or(DEFAULT_PORT);
+    let port = named_port.or_else(|| env("METRICS_PORT").and_then(|p| p.trim().parse().ok())).unwrap_or(DEFAULT_PORT);
     let version = object
         .pointer("/metadata/labels")
         .and_then(|l| l.get("app.kubernetes.io/version"))
@@ -149,7 +147,9 @@ async fn service(http: &Http, controller: &Controller) -> (String, String) {
         }
     }
     for service in services {
-        if let Some(port) = ports(service).iter().find(|p| p.get("port").and_then(Value::as_i64) == Some(controller.port)) {
+        if let Some(port) =
+            ports(service).iter().find(|p| p.get("port").and_then(Value::as_i64) == Some(controller.port))
+        {
             let port = port.get("port").and_then(Value::as_i64).unwrap_or(controller.port);
             return (text(service, "/metadata/name").to_owned(), port.to_string());
         }
