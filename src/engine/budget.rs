@@ -325,12 +325,14 @@ mod tests {
     }
 
     #[test]
-    fn weekly_macro_and_boundary_inclusive() {
+    fn weekly_macro_opens_on_the_hit_and_closes_at_the_end() {
         let p = pool(vec![budget("0", Some("@weekly"), Some("24h"), None)]);
-        // 2026-11-29 is a Sunday.
-        assert!(pool_budgets(&p, 4, vec![], at("2026-11-29T23:00:00Z")).budgets[0].active);
-        assert!(pool_budgets(&p, 4, vec![], at("2026-11-30T00:00:00Z")).budgets[0].active);
-        assert!(!pool_budgets(&p, 4, vec![], at("2026-11-30T00:00:01Z")).budgets[0].active);
+        // 2026-11-29 is a Sunday. Upstream: active iff Next(now - duration) is not after now,
+        // and robfig's Next is strictly after its argument.
+        assert!(!pool_budgets(&p, 4, vec![], at("2026-11-28T23:59:59Z")).budgets[0].active);
+        assert!(pool_budgets(&p, 4, vec![], at("2026-11-29T00:00:00Z")).budgets[0].active);
+        assert!(pool_budgets(&p, 4, vec![], at("2026-11-29T23:59:59Z")).budgets[0].active);
+        assert!(!pool_budgets(&p, 4, vec![], at("2026-11-30T00:00:00Z")).budgets[0].active);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use super::method::{
 };
 use super::pdb::Limits;
 use super::pod;
-use super::scheduling::{self, Destination, Options, Results};
+use super::scheduling::{self, Destination, Options, Results, World};
 use super::state::Cluster;
 use crate::quantity::Quantity;
 use crate::reason::{Code, Reason};
@@ -135,7 +135,8 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
         (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
     let budgets = build_budget_mapping(&cluster);
     let totals = balanced::node_pool_totals(&cluster, &candidates);
-    let ctx = Context { cluster: &cluster, candidates: &candidates, budgets: &budgets, totals: &totals };
+    let world = World::new(&cluster);
+    let ctx = Context { cluster: &cluster, world: &world, candidates: &candidates, budgets: &budgets, totals: &totals };
     let mut acting: Option<(Method, Outcome)> = None;
     let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
     for m in Method::ALL {
@@ -228,7 +229,7 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
         format!("not empty: {} reschedulable pod(s), disruption cost {:.2}", c.reschedulable.len(), c.disruption_cost),
     )];
     if drift::is_drifted(cluster, c) {
-        let results = scheduling::simulate(cluster, &[c.index], Options { consolidation: false });
+        let results = scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false });
         findings.push(Reason::new(Code::Drifted, "NodeClaim condition Drifted is True"));
         if let Some(errors) = results.non_pending_errors() {
             findings.push(
@@ -412,15 +413,10 @@ fn budget_finding(b: &PoolBudgets, reason: &str, acted: bool) -> (Reason, bool) 
     if r.remaining > 0 || acted {
         return (Reason::new(Code::BudgetAllowed, text).at(upstream::BUILD_BUDGET_MAPPING), true);
     }
-    let opens = r
-        .applies
-        .iter()
-        .filter_map(|&i| b.budgets[i].window_closes_at)
-        .min()
-        .map_or_else(
-            || "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned(),
-            |t| format!("the blocking budget window closes at {t}"),
-        );
+    let opens = r.applies.iter().filter_map(|&i| b.budgets[i].window_closes_at).min().map_or_else(
+        || "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned(),
+        |t| format!("the blocking budget window closes at {t}"),
+    );
     (Reason::new(Code::BudgetExhausted, text).at(upstream::GET_ALLOWED_DISRUPTIONS).hint(opens), false)
 }
 

@@ -12,6 +12,7 @@ use super::candidate::{consolidation_policy, new_candidate, Candidate};
 use super::method::consolidation::{compute_consolidation, Kind};
 use super::method::Decision;
 use super::pdb::Limits;
+use super::scheduling::World;
 use super::state::Cluster;
 use crate::snapshot::Snapshot;
 
@@ -49,11 +50,12 @@ pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<Poo
         (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
     let all_totals = balanced::node_pool_totals(&cluster, &candidates);
     let totals = all_totals.get(pool).copied().unwrap_or_default();
+    let world = World::new(&cluster);
     let scored = candidates
         .iter()
         .filter(|c| c.pool.is_some_and(|p| p.metadata.name == pool) && c.passes(false))
         .map(|c| {
-            let m = compute_consolidation(&cluster, &[c], Kind::Single);
+            let m = compute_consolidation(&world, &[c], Kind::Single);
             let score = m.decision.map(|_| balanced::score_move(m.savings, c.disruption_cost, totals));
             MoveScore {
                 node: c.name.clone(),

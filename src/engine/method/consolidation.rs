@@ -13,7 +13,7 @@ use crate::engine::candidate::Candidate;
 use crate::engine::labels::CAPACITY_TYPE;
 use crate::engine::pricing::{cheapest_price, worst_launch_price};
 use crate::engine::scheduling::requirements::{Requirement, Requirements};
-use crate::engine::scheduling::{self, offering_compatible, NewClaim, Options, Results};
+use crate::engine::scheduling::{self, offering_compatible, NewClaim, Options, Results, World};
 use crate::engine::state::Cluster;
 use crate::reason::{Code, Reason};
 use crate::snapshot::InstanceType;
@@ -41,9 +41,10 @@ pub enum Kind {
 }
 
 /// Mirrors [`crate::upstream::COMPUTE_CONSOLIDATION`].
-pub fn compute_consolidation(cluster: &Cluster<'_>, candidates: &[&Candidate<'_>], kind: Kind) -> Move {
+pub fn compute_consolidation(world: &World<'_, '_>, candidates: &[&Candidate<'_>], kind: Kind) -> Move {
+    let cluster = world.cluster;
     let indices: Vec<usize> = candidates.iter().map(|c| c.index).collect();
-    let results = scheduling::simulate(cluster, &indices, Options { consolidation: true });
+    let results = scheduling::simulate(world, &indices, Options { consolidation: true });
     let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     let nothing = |results: Results, reason: Reason| Move {
         decision: None,

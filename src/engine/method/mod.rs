@@ -101,6 +101,7 @@ use super::state::Cluster;
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'c, 'a> {
     pub cluster: &'c Cluster<'a>,
+    pub world: &'c super::scheduling::World<'c, 'a>,
     pub candidates: &'c [Candidate<'a>],
     pub budgets: &'c BTreeMap<String, PoolBudgets>,
     pub totals: &'c BTreeMap<String, Totals>,

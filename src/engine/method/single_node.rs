@@ -83,7 +83,7 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
         .at(upstream::CAN_PASS_THRESHOLD);
         return SingleMove { command: None, reason: Some(reason), results: None };
     }
-    let m = compute_consolidation(ctx.cluster, &[c], Kind::Single);
+    let m = compute_consolidation(ctx.world, &[c], Kind::Single);
     let Some(decision) = m.decision else {
         return SingleMove { command: None, reason: m.findings.into_iter().next(), results: Some(m.results) };
     };

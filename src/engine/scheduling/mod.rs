@@ -3,26 +3,31 @@
 //!
 //! Pods are queued by CPU then memory (descending), and each goes to the first existing node
 //! that takes it (initialized first, then by name), else to a NodeClaim this simulation already
-//! opened, else to a new NodeClaim from the first NodePool (by weight) whose template and
-//! instance types fit. Preferences are hard until relaxed. Not replayed: CSI volume limits,
-//! DRA, reserved-offering pinning, minValues relaxation policies other than `Strict`, and the
-//! per-term order of preference relaxation (all preferences are dropped at once).
+//! opened (fewest pods first), else to a new NodeClaim from the first NodePool (by weight) whose
+//! template and instance types fit. Preferences are hard until relaxed. Not replayed: CSI
+//! volume limits, DRA, reserved-offering pinning, minValues, and the one-at-a-time order of
+//! preference relaxation (all preferences are dropped at once).
+//!
+//! A simulation never copies the cluster: it reads the shared [`World`] and records only what
+//! it changes (pods placed on existing nodes, the NodeClaims it opens).
 
 pub mod requirements;
 pub mod taints;
 pub mod topology;
+pub mod world;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
-use jiff::Timestamp;
-
-use self::requirements::{Requirement, Requirements};
-use self::topology::{Destinations, Domain};
-use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODEPOOL, ZONE};
+use self::requirements::Requirements;
+use self::topology::{Domain, PodFilter, View};
+pub use self::world::World;
+use self::world::{HostPort, Template};
+use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
 use super::pod;
 use super::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
-use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, Taint};
+use crate::snapshot::{InstanceType, Offering, Pod, Resources, Taint};
 
 /// Where one pod went.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,14 +69,8 @@ pub struct Results {
 }
 
 impl Results {
-    /// Every pod that was bound before the simulation found a place.
-    ///
-    /// Mirrors karpenter `Results.AllNonPendingPodsScheduled`.
-    pub fn all_non_pending_scheduled(&self) -> bool {
-        self.moves.iter().all(|m| m.pending || m.to != Destination::Nowhere)
-    }
-
-    /// Karpenter's `not all pods would schedule, ns/p => error …` (at most 5 pods listed).
+    /// Karpenter's `not all pods would schedule, ns/p => error …` (at most 5 pods listed), or
+    /// `None` when every pod that was bound found a place (`AllNonPendingPodsScheduled`).
     pub fn non_pending_errors(&self) -> Option<String> {
         let failed: Vec<&PodMove> = self.moves.iter().filter(|m| !m.pending && m.to == Destination::Nowhere).collect();
         if failed.is_empty() {
@@ -93,75 +92,64 @@ pub struct Options {
     pub consolidation: bool,
 }
 
-/// Simulates removing `candidates` (indices into `cluster.nodes`).
+/// Simulates removing `candidates` (indices into the cluster's nodes).
 ///
 /// Mirrors [`crate::upstream::SIMULATE_SCHEDULING`].
-pub fn simulate(cluster: &Cluster<'_>, candidates: &[usize], options: Options) -> Results {
-    let mut sim = Simulation::new(cluster, candidates, options);
+pub fn simulate(world: &World<'_, '_>, candidates: &[usize], options: Options) -> Results {
+    let mut sim = Simulation::new(world, candidates, options);
     sim.solve();
     sim.results
 }
 
-struct Bin<'a> {
-    name: String,
-    existing: Option<usize>,
-    pool: Option<&'a NodePool>,
-    labels: Requirements,
-    taints: Vec<Taint>,
-    available: Resources,
+/// What a simulation changed on an existing node.
+#[derive(Debug, Default, Clone)]
+struct Placed<'a> {
+    used: Resources,
     pods: Vec<&'a Pod>,
-    host_ports: Vec<(i32, String, String)>,
-    initialized: bool,
-    under_consolidate_after: bool,
-    claim_index: Option<usize>,
-    instance_types: Vec<&'a InstanceType>,
-    requests: Resources,
-    daemon_overhead: Resources,
+    host_ports: Vec<HostPort>,
 }
 
-struct Simulation<'c, 'a> {
-    cluster: &'c Cluster<'a>,
+/// A NodeClaim the simulation opened.
+struct Claim<'w, 'a> {
+    template: &'w Template<'a>,
+    name: String,
+    labels: Requirements,
+    instance_types: Vec<&'a InstanceType>,
+    requests: Resources,
+    pods: Vec<&'a Pod>,
+    host_ports: Vec<HostPort>,
+}
+
+struct Simulation<'w, 'c, 'a> {
+    world: &'w World<'c, 'a>,
     options: Options,
-    bins: Vec<Bin<'a>>,
+    excluded: HashSet<usize>,
+    placed: HashMap<usize, Placed<'a>>,
+    claims: Vec<Claim<'w, 'a>>,
     queue: Vec<(&'a Pod, bool)>,
-    pools: Vec<&'a NodePool>,
-    limits_used: BTreeMap<String, Resources>,
     results: Results,
 }
 
-impl<'c, 'a> Simulation<'c, 'a> {
-    fn new(cluster: &'c Cluster<'a>, candidates: &[usize], options: Options) -> Self {
+impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
+    fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
+        let cluster = world.cluster;
         let now = cluster.now;
         let limits = super::pdb::Limits::new(&cluster.snapshot.pdbs);
-        let mut queue: Vec<(&'a Pod, bool)> = Vec::new();
-        for pod in &cluster.unbound_pods {
-            if is_provisionable(pod) {
-                queue.push((pod, true));
-            }
-        }
-        let mut bins = Vec::new();
-        let mut limits_used: BTreeMap<String, Resources> = BTreeMap::new();
+        let mut queue: Vec<(&'a Pod, bool)> =
+            cluster.unbound_pods.iter().filter(|p| is_provisionable(p)).map(|p| (*p, true)).collect();
+        let mut excluded = HashSet::new();
         for (i, node) in cluster.nodes.iter().enumerate() {
-            let moving = candidates.contains(&i) || node.marked_for_deletion();
-            if moving {
-                for pod in &node.pods {
-                    if pod::is_reschedulable(pod) && limits.is_currently_reschedulable(pod, now) {
-                        queue.push((pod, false));
+            if candidates.contains(&i) || node.marked_for_deletion() {
+                excluded.insert(i);
+                for p in &node.pods {
+                    if pod::is_reschedulable(p) && limits.is_currently_reschedulable(p, now) {
+                        queue.push((p, false));
                     }
                 }
-                continue;
             }
-            if let Some(pool) = node.node_pool_name() {
-                let cap = node.node.map(|n| n.status.capacity.clone()).unwrap_or_default();
-                let entry = limits_used.entry(pool.to_owned()).or_default();
-                pod::add(entry, &cap);
-                pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
-            }
-            bins.push(existing_bin(cluster, i, node, now));
         }
-        bins.sort_by(|a, b| (!a.initialized, &a.name).cmp(&(!b.initialized, &b.name)));
         queue.sort_by(|(a, _), (b, _)| {
-            let (ra, rb) = (pod::requests(a), pod::requests(b));
+            let (ra, rb) = (world.requests(a), world.requests(b));
             let get = |r: &Resources, k: &str| r.get(k).copied().unwrap_or_default();
             get(&rb, "cpu")
                 .cmp(&get(&ra, "cpu"))
@@ -170,115 +158,114 @@ impl<'c, 'a> Simulation<'c, 'a> {
                 .then_with(|| a.metadata.uid.cmp(&b.metadata.uid))
                 .then_with(|| a.metadata.key().cmp(&b.metadata.key()))
         });
-        let mut pools: Vec<&'a NodePool> = cluster
-            .pools
-            .values()
-            .copied()
-            .filter(|p| p.spec.replicas.is_none() && pool_ready(p) && p.metadata.deletion_timestamp.is_none())
-            .collect();
-        pools.sort_by(|a, b| {
-            b.spec
-                .weight
-                .unwrap_or(0)
-                .cmp(&a.spec.weight.unwrap_or(0))
-                .then_with(|| b.metadata.name.cmp(&a.metadata.name))
-        });
-        Simulation { cluster, options, bins, queue, pools, limits_used, results: Results::default() }
+        Simulation {
+            world,
+            options,
+            excluded,
+            placed: HashMap::new(),
+            claims: Vec::new(),
+            queue,
+            results: Results::default(),
+        }
     }
 
     fn solve(&mut self) {
         let queue = std::mem::take(&mut self.queue);
         for (pod, pending) in queue {
-            let outcome = self.place(pod, true).or_else(|_| self.place(pod, false));
             let key = pod.metadata.key();
-            match outcome {
-                Ok((bin, why)) => {
-                    let b = &self.bins[bin];
-                    let to = match b.claim_index {
-                        Some(i) => {
-                            self.results.new_claims[i].pods.push(key.clone());
-                            Destination::New(i)
-                        }
-                        None => Destination::Existing(b.name.clone()),
-                    };
-                    let mut why = vec![why];
-                    if b.existing.is_some() && !b.initialized {
-                        let claim = b.existing.and_then(|i| self.cluster.nodes[i].claim_name()).unwrap_or_default();
-                        why = vec![format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", b.name)];
-                        self.results.moves.push(PodMove { pod: key, pending, to: Destination::Nowhere, why });
-                        continue;
-                    }
-                    self.results.moves.push(PodMove { pod: key, pending, to, why });
+            let outcome = self.place(pod, true).or_else(|_| self.place(pod, false));
+            let (to, why) = match outcome {
+                Ok((Target::Existing(i), _)) if !self.world.nodes[i].initialized => {
+                    let node = &self.world.cluster.nodes[i];
+                    let claim = node.claim_name().unwrap_or_default();
+                    let why = format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", node.name);
+                    (Destination::Nowhere, vec![why])
                 }
-                Err(why) => self.results.moves.push(PodMove { pod: key, pending, to: Destination::Nowhere, why }),
-            }
+                Ok((Target::Existing(i), why)) => (Destination::Existing(self.world.nodes[i].name.clone()), vec![why]),
+                Ok((Target::Claim(i), why)) => {
+                    self.results_claim(i).pods.push(key.clone());
+                    (Destination::New(i), vec![why])
+                }
+                Err(why) => (Destination::Nowhere, why),
+            };
+            self.results.moves.push(PodMove { pod: key, pending, to, why });
         }
-        for bin in &self.bins {
-            if let Some(i) = bin.claim_index {
-                let claim = &mut self.results.new_claims[i];
-                claim.requirements = bin.labels.clone();
-                claim.requests = bin.requests.clone();
-                claim.instance_types = bin.instance_types.iter().map(|it| it.name.clone()).collect();
-            }
+        for (i, claim) in self.claims.iter().enumerate() {
+            let out = &mut self.results.new_claims[i];
+            out.requirements = claim.labels.clone();
+            out.requests = claim.requests.clone();
+            out.instance_types = claim.instance_types.iter().map(|it| it.name.clone()).collect();
         }
     }
 
+    fn results_claim(&mut self, i: usize) -> &mut NewClaim {
+        &mut self.results.new_claims[i]
+    }
+
     /// Tries existing nodes, then open claims (fewest pods first), then a new claim.
-    fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<(usize, String), Vec<String>> {
-        let requests = pod::requests(pod);
-        let pod_reqs = pod_requirements(pod, strict, self.cluster);
+    fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<(Target, String), Vec<String>> {
+        let requests = self.world.requests(pod);
+        let pod_reqs = node_requirements(pod, strict, self.world.cluster);
         let mut failures: BTreeMap<String, usize> = BTreeMap::new();
-        let mut existing_count = 0;
-        for i in 0..self.bins.len() {
-            if self.bins[i].claim_index.is_some() {
+        let mut existing = 0;
+        for &i in &self.world.order {
+            if self.excluded.contains(&i) {
                 continue;
             }
-            existing_count += 1;
+            existing += 1;
             match self.can_add_existing(i, pod, &requests, &pod_reqs, strict) {
                 Ok(why) => {
-                    self.commit(i, pod, &requests, Vec::new());
-                    return Ok((i, why));
+                    let placed = self.placed.entry(i).or_default();
+                    pod::add(&mut placed.used, &requests);
+                    placed.pods.push(pod);
+                    placed.host_ports.extend(host_ports(pod));
+                    return Ok((Target::Existing(i), why));
                 }
                 Err(reason) => *failures.entry(reason).or_default() += 1,
             }
         }
-        let mut open: Vec<usize> = (0..self.bins.len()).filter(|&i| self.bins[i].claim_index.is_some()).collect();
-        open.sort_by_key(|&i| self.bins[i].pods.len());
+        let mut open: Vec<usize> = (0..self.claims.len()).collect();
+        open.sort_by_key(|&i| self.claims[i].pods.len());
         for i in open {
-            if let Ok(narrowing) = self.can_add_claim(i, pod, &requests, &pod_reqs, strict) {
-                self.commit(i, pod, &requests, narrowing);
-                return Ok((i, "new NodeClaim".into()));
+            if let Ok((labels, types)) = self.can_add_claim(&self.claims[i], pod, &requests, &pod_reqs, strict) {
+                self.commit_claim(i, pod, &requests, labels, types);
+                return Ok((Target::Claim(i), "new NodeClaim".into()));
             }
         }
         let mut claim_errors = Vec::new();
-        for pool in self.pools.clone() {
-            let bin = self.new_bin(pool);
-            self.bins.push(bin);
-            let i = self.bins.len() - 1;
-            match self.can_add_claim(i, pod, &requests, &pod_reqs, strict) {
-                Ok(narrowing) => {
-                    let claim_index = self.results.new_claims.len();
+        for template in &self.world.templates {
+            let claim = Claim {
+                template,
+                name: format!("<new nodeclaim {}>", self.claims.len() + 1),
+                labels: template.requirements.clone(),
+                instance_types: template.instance_types.clone(),
+                requests: Resources::new(),
+                pods: Vec::new(),
+                host_ports: Vec::new(),
+            };
+            match self.can_add_claim(&claim, pod, &requests, &pod_reqs, strict) {
+                Ok((labels, types)) => {
+                    self.claims.push(claim);
                     self.results.new_claims.push(NewClaim {
-                        node_pool: pool.metadata.name.clone(),
+                        node_pool: template.pool.metadata.name.clone(),
                         requirements: Requirements::default(),
                         instance_types: Vec::new(),
                         pods: Vec::new(),
                         requests: Resources::new(),
                     });
-                    self.bins[i].claim_index = Some(claim_index);
-                    self.commit(i, pod, &requests, narrowing);
-                    return Ok((i, format!("new NodeClaim from nodepool/{}", pool.metadata.name)));
+                    let i = self.claims.len() - 1;
+                    self.commit_claim(i, pod, &requests, labels, types);
+                    return Ok((
+                        Target::Claim(i),
+                        format!("new NodeClaim from nodepool/{}", template.pool.metadata.name),
+                    ));
                 }
-                Err(e) => {
-                    self.bins.pop();
-                    claim_errors.push(format!("nodepool/{}: {e}", pool.metadata.name));
-                }
+                Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
             }
         }
-        let mut summary: Vec<String> = failures.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
-        summary.sort();
-        let mut why = vec![format!("0/{existing_count} nodes are available: {}", summary.join(", "))];
-        if claim_errors.is_empty() && self.pools.is_empty() {
+        let summary: Vec<String> = failures.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
+        let mut why = vec![format!("0/{existing} nodes are available: {}", summary.join(", "))];
+        if self.world.templates.is_empty() {
             why.push("no NodePool can launch capacity for it".into());
         }
         why.extend(claim_errors);
@@ -293,19 +280,24 @@ impl<'c, 'a> Simulation<'c, 'a> {
         pod_reqs: &[Requirements],
         strict: bool,
     ) -> Result<String, String> {
-        let bin = &self.bins[i];
-        if self.options.consolidation && bin.under_consolidate_after && !pod_from_deleting(pod, self.cluster) {
+        let node = &self.world.nodes[i];
+        let placed = self.placed.get(&i);
+        if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
             return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
         }
-        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &bin.taints, !strict) {
+        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints, !strict) {
             return Err(taints::message(taint));
         }
-        if host_port_conflict(pod, &bin.host_ports) {
+        let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
+        if host_port_conflict(pod, ports_taken) {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
+        let free = |k: &str| {
+            let base = node.available.get(k).copied().unwrap_or_default();
+            placed.and_then(|p| p.used.get(k)).map_or(base, |u| base.minus(*u))
+        };
         for (resource, want) in requests {
-            let have = bin.available.get(resource).copied().unwrap_or_default();
-            if *want > have && want.milli() > 0 {
+            if want.milli() > 0 && *want > free(resource) {
                 return Err(if resource == "pods" {
                     "Too many pods".into()
                 } else {
@@ -313,34 +305,44 @@ impl<'c, 'a> Simulation<'c, 'a> {
                 });
             }
         }
-        if !pod_reqs.iter().any(|r| bin.labels.compatible(r, &|_| false).is_ok()) {
+        if !pod_reqs.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok()) {
             return Err("node(s) didn't match Pod's node affinity/selector".into());
         }
-        let domain_of = |key: &str| Domain::Fixed(bin.labels.get(key).and_then(|r| r.values.iter().next().cloned()));
-        topology::check(pod, i, &domain_of, self, strict).map_err(str::to_owned)?;
-        let alloc = |k: &str| bin.available.get(k).map_or(0.0, |q| q.as_f64());
-        Ok(format!("fits: free cpu {:.2}, memory {:.2}Gi", alloc("cpu"), alloc("memory") / f64::from(1u32 << 30)))
+        if has_topology(pod) || !self.world.anti_affinity_holders.is_empty() {
+            let domain_of = |key: &str| Domain::Fixed(self.world.node_domain(i, key).map(str::to_owned));
+            topology::check(pod, &domain_of, self, strict).map_err(str::to_owned)?;
+        }
+        let gib = f64::from(1u32 << 30);
+        Ok(format!(
+            "fits: cpu {}/{} free, memory {:.1}/{:.1}Gi free",
+            requests.get("cpu").copied().unwrap_or_default(),
+            free("cpu"),
+            requests.get("memory").map_or(0.0, |q| q.as_f64()) / gib,
+            free("memory").as_f64() / gib
+        ))
     }
 
+    /// Whether the pod fits the claim; the claim's new requirements and instance types if so.
     fn can_add_claim(
         &self,
-        i: usize,
+        claim: &Claim<'w, 'a>,
         pod: &Pod,
         requests: &Resources,
         pod_reqs: &[Requirements],
         strict: bool,
-    ) -> Result<topology::Narrowing, String> {
-        let bin = &self.bins[i];
-        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &bin.taints, !strict) {
+    ) -> Result<(Requirements, Vec<&'a InstanceType>), String> {
+        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &claim.template.taints, !strict) {
             return Err(format!("did not tolerate {taint}"));
         }
-        let well_known = |k: &str| is_well_known(k);
+        if host_port_conflict(pod, claim.host_ports.iter()) {
+            return Err("host ports already used on the new NodeClaim".into());
+        }
         let mut reqs = None;
         let mut last_err = String::new();
         for r in pod_reqs {
-            match bin.labels.compatible(r, &well_known) {
+            match claim.labels.compatible(r, &is_well_known) {
                 Ok(()) => {
-                    let mut merged = bin.labels.clone();
+                    let mut merged = claim.labels.clone();
                     merged.add_all(r);
                     reqs = Some(merged);
                     break;
@@ -349,39 +351,45 @@ impl<'c, 'a> Simulation<'c, 'a> {
             }
         }
         let mut reqs = reqs.ok_or(last_err)?;
-        let domain_of = |key: &str| claim_domain(&reqs, key, &bin.name, self);
-        let narrowing = topology::check(pod, i, &domain_of, self, strict).map_err(str::to_owned)?;
-        for (k, r) in &narrowing {
-            reqs.add(k, r);
+        if has_topology(pod) || !self.world.anti_affinity_holders.is_empty() {
+            let domain_of = |key: &str| self.claim_domain(&reqs, key, &claim.name);
+            let narrowing = topology::check(pod, &domain_of, self, strict).map_err(str::to_owned)?;
+            for (k, r) in &narrowing {
+                reqs.add(k, r);
+            }
         }
-        let mut total = bin.requests.clone();
+        let mut total = claim.requests.clone();
         pod::add(&mut total, requests);
-        let fitting = self.fitting_types(bin, &reqs, &total);
+        let fitting = self.fitting_types(claim.template, &claim.instance_types, &reqs, &total);
         if fitting.is_empty() {
-            let mut with_overhead = total.clone();
-            pod::add(&mut with_overhead, &bin.daemon_overhead);
-            return Err(format!("no instance type satisfied resources {}", describe_resources(&with_overhead)));
+            pod::add(&mut total, &claim.template.daemon_overhead);
+            return Err(format!("no instance type satisfied resources {}", describe_resources(&total)));
         }
-        Ok(narrowing)
+        Ok((reqs, fitting))
     }
 
-    fn fitting_types(&self, bin: &Bin<'a>, reqs: &Requirements, total: &Resources) -> Vec<&'a InstanceType> {
-        let pool_name = bin.pool.map(|p| p.metadata.name.as_str()).unwrap_or_default();
-        let used = self.limits_used.get(pool_name).cloned().unwrap_or_default();
-        let limits = bin.pool.map(|p| p.spec.limits.clone()).unwrap_or_default();
-        bin.instance_types
+    fn fitting_types(
+        &self,
+        template: &Template<'a>,
+        types: &[&'a InstanceType],
+        reqs: &Requirements,
+        total: &Resources,
+    ) -> Vec<&'a InstanceType> {
+        let pool_name = template.pool.metadata.name.as_str();
+        let used = self.world.pool_usage.get(pool_name);
+        let mut need = total.clone();
+        pod::add(&mut need, &template.daemon_overhead);
+        types
             .iter()
             .copied()
             .filter(|it| instance_type_compatible(it, reqs))
             .filter(|it| {
-                let mut need = total.clone();
-                pod::add(&mut need, &bin.daemon_overhead);
                 let alloc = allocatable(it);
                 need.iter().all(|(k, v)| v.milli() <= 0 || alloc.get(k).is_some_and(|a| a >= v))
             })
             .filter(|it| {
-                limits.iter().all(|(k, limit)| {
-                    let have = used.get(k).copied().unwrap_or_default();
+                template.pool.spec.limits.iter().all(|(k, limit)| {
+                    let have = used.and_then(|u| u.get(k)).copied().unwrap_or_default();
                     let add = if k == "nodes" {
                         Quantity::from_units(1)
                     } else {
@@ -393,99 +401,97 @@ impl<'c, 'a> Simulation<'c, 'a> {
             .collect()
     }
 
-    fn commit(&mut self, i: usize, pod: &'a Pod, requests: &Resources, narrowing: topology::Narrowing) {
-        let bin = &mut self.bins[i];
-        for (k, r) in narrowing {
-            bin.labels.add(&k, &r);
+    fn commit_claim(
+        &mut self,
+        i: usize,
+        pod: &'a Pod,
+        requests: &Resources,
+        labels: Requirements,
+        mut types: Vec<&'a InstanceType>,
+    ) {
+        sort_by_cheapest(&mut types, &labels);
+        let claim = &mut self.claims[i];
+        claim.labels = labels;
+        claim.instance_types = types;
+        pod::add(&mut claim.requests, requests);
+        claim.pods.push(pod);
+        claim.host_ports.extend(host_ports(pod));
+    }
+
+    fn claim_domain(&self, reqs: &Requirements, key: &str, claim_name: &str) -> Domain {
+        if key == HOSTNAME {
+            return Domain::OneOf([claim_name.to_owned()].into());
         }
-        bin.pods.push(pod);
-        bin.host_ports.extend(host_ports(pod));
-        if bin.claim_index.is_some() {
-            pod::add(&mut bin.requests, requests);
-            let reqs = bin.labels.clone();
-            let total = bin.requests.clone();
-            let kept: Vec<&'a InstanceType> = {
-                let bin_ref = &self.bins[i];
-                self.fitting_types(bin_ref, &reqs, &total)
-            };
-            let bin = &mut self.bins[i];
-            bin.instance_types = kept;
-            narrow_to_offerings(bin);
-        } else {
-            for (k, v) in requests {
-                let entry = bin.available.entry(k.clone()).or_insert(Quantity::ZERO);
-                *entry = entry.minus(*v);
-            }
+        match reqs.get(key) {
+            Some(r) if !r.complement => Domain::OneOf(r.values.clone()),
+            Some(r) => Domain::OneOf(self.world.universe(key).iter().filter(|v| r.allows(v)).cloned().collect()),
+            None => Domain::OneOf((*self.world.universe(key)).clone()),
         }
     }
 
-    fn new_bin(&self, pool: &'a NodePool) -> Bin<'a> {
-        let template = &pool.spec.template;
-        let mut labels = Requirements::from_karpenter(&template.spec.requirements);
-        for (k, v) in &template.metadata.labels {
-            labels.add(k, &Requirement::in_values([v.clone()]));
+    fn claim_fixed_domain(&self, claim: &Claim<'_, '_>, key: &str) -> Option<String> {
+        match self.claim_domain(&claim.labels, key, &claim.name) {
+            Domain::OneOf(values) if values.len() == 1 => values.into_iter().next(),
+            _ => None,
         }
-        labels.add(NODEPOOL, &Requirement::in_values([pool.metadata.name.clone()]));
-        let instance_types: Vec<&'a InstanceType> =
-            self.cluster.instance_types.values().copied().filter(|it| instance_type_compatible(it, &labels)).collect();
-        let daemon_overhead = daemon_overhead(self.cluster, &labels, &template.spec.taints);
-        let mut bin = Bin {
-            name: format!("<new nodeclaim {}>", self.results.new_claims.len() + 1),
-            existing: None,
-            pool: Some(pool),
-            labels,
-            taints: template.spec.taints.clone(),
-            available: Resources::new(),
-            pods: Vec::new(),
-            host_ports: Vec::new(),
-            initialized: true,
-            under_consolidate_after: false,
-            claim_index: None,
-            instance_types,
-            requests: Resources::new(),
-            daemon_overhead,
-        };
-        narrow_to_offerings(&mut bin);
-        bin
     }
 }
 
-impl Destinations for Simulation<'_, '_> {
-    fn each(&self, key: &str) -> Vec<(usize, Domain, Vec<&Pod>)> {
-        self.bins
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let domain = if b.claim_index.is_some() {
-                    claim_domain(&b.labels, key, &b.name, self)
-                } else {
-                    Domain::Fixed(b.labels.get(key).and_then(|r| r.values.iter().next().cloned()))
-                };
-                (i, domain, b.pods.clone())
-            })
-            .collect()
+/// Where a pod was placed.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Existing(usize),
+    Claim(usize),
+}
+
+impl View for Simulation<'_, '_, '_> {
+    fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64> {
+        let mut counts = (*self.world.base_counts(key, filter)).clone();
+        for &i in &self.excluded {
+            let Some(domain) = self.world.node_domain(i, key) else { continue };
+            let gone = self.world.nodes[i].pods.iter().filter(|p| filter.matches(p)).count() as i64;
+            if gone > 0 {
+                *counts.entry(domain.to_owned()).or_default() -= gone;
+            }
+        }
+        for (&i, placed) in &self.placed {
+            let Some(domain) = self.world.node_domain(i, key) else { continue };
+            let added = placed.pods.iter().filter(|p| filter.matches(p)).count() as i64;
+            *counts.entry(domain.to_owned()).or_default() += added;
+        }
+        for claim in &self.claims {
+            if let Some(domain) = self.claim_fixed_domain(claim, key) {
+                let added = claim.pods.iter().filter(|p| filter.matches(p)).count() as i64;
+                *counts.entry(domain).or_default() += added;
+            }
+        }
+        counts.retain(|_, n| *n > 0);
+        counts
     }
 
-    fn universe(&self, key: &str) -> BTreeSet<String> {
-        let mut out: BTreeSet<String> = self
-            .bins
+    fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
+        self.world.universe(key)
+    }
+
+    fn anti_affinity_holders(&self, key: &str) -> Vec<(&Pod, Option<String>)> {
+        let mut out: Vec<(&Pod, Option<String>)> = self
+            .world
+            .anti_affinity_holders
             .iter()
-            .filter(|b| b.claim_index.is_none())
-            .filter_map(|b| b.labels.get(key).and_then(|r| r.values.iter().next().cloned()))
+            .filter(|(i, _)| !self.excluded.contains(i))
+            .map(|(i, p)| (*p, self.world.node_domain(*i, key).map(str::to_owned)))
             .collect();
-        if key == HOSTNAME {
-            return out;
-        }
-        for pool in &self.pools {
-            let reqs = Requirements::from_karpenter(&pool.spec.template.spec.requirements);
-            for it in self.cluster.instance_types.values() {
-                if !instance_type_compatible(it, &reqs) {
-                    continue;
+        for (&i, placed) in &self.placed {
+            for p in &placed.pods {
+                if has_topology(p) {
+                    out.push((*p, self.world.node_domain(i, key).map(str::to_owned)));
                 }
-                for value in instance_type_values(it, key) {
-                    if reqs.get(key).is_none_or(|r| r.allows(&value)) {
-                        out.insert(value);
-                    }
+            }
+        }
+        for claim in &self.claims {
+            for p in &claim.pods {
+                if has_topology(p) {
+                    out.push((*p, self.claim_fixed_domain(claim, key)));
                 }
             }
         }
@@ -493,62 +499,19 @@ impl Destinations for Simulation<'_, '_> {
     }
 }
 
-fn existing_bin<'a>(cluster: &Cluster<'a>, i: usize, node: &StateNode<'a>, now: Timestamp) -> Bin<'a> {
-    let mut labels = Requirements::from_labels(node.labels());
-    let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
-    labels.add(HOSTNAME, &Requirement::in_values([hostname]));
-    let mut available = node.allocatable();
-    let mut pods = Vec::new();
-    let mut ports = Vec::new();
-    for p in &node.pods {
-        if pod::is_terminal(p) {
-            continue;
-        }
-        let r = pod::requests(p);
-        for (k, v) in &r {
-            let entry = available.entry(k.clone()).or_insert(Quantity::ZERO);
-            *entry = entry.minus(*v);
-        }
-        if pod::is_active(p) {
-            pods.push(*p);
-        }
-        ports.extend(host_ports(p));
-    }
-    let mut taints: Vec<Taint> = node.taints().to_vec();
-    if !node.initialized() {
-        let startup: Vec<Taint> = node.claim.map(|c| c.spec.startup_taints.clone()).unwrap_or_default();
-        taints.retain(|t| !is_ephemeral_taint(t) && !startup.contains(t));
-    }
-    if node.cordoned() && !taints.iter().any(|t| t.key == "node.kubernetes.io/unschedulable") {
-        taints.push(Taint { key: "node.kubernetes.io/unschedulable".into(), value: None, effect: "NoSchedule".into() });
-    }
-    let pool = cluster.pool_of(node);
-    Bin {
-        name: node.name.clone(),
-        existing: Some(i),
-        pool,
-        labels,
-        taints,
-        available,
-        pods,
-        host_ports: ports,
-        initialized: node.initialized(),
-        under_consolidate_after: pool
-            .zip(node.claim)
-            .is_some_and(|(p, c)| super::candidate::is_under_consolidate_after(p, c, now).is_some()),
-        claim_index: None,
-        instance_types: Vec::new(),
-        requests: Resources::new(),
-        daemon_overhead: Resources::new(),
-    }
+fn has_topology(pod: &Pod) -> bool {
+    !pod.spec.topology_spread_constraints.is_empty()
+        || pod.spec.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
 }
 
-fn is_ephemeral_taint(t: &Taint) -> bool {
+pub(crate) fn is_ephemeral_taint(t: &Taint) -> bool {
     matches!(
         t.key.as_str(),
-        "node.kubernetes.io/not-ready" | "node.kubernetes.io/unreachable" | "karpenter.sh/unregistered"
-    ) || (t.key == "node.cloudprovider.kubernetes.io/uninitialized")
-        || t.key.starts_with("readiness.k8s.io/")
+        "node.kubernetes.io/not-ready"
+            | "node.kubernetes.io/unreachable"
+            | "karpenter.sh/unregistered"
+            | "node.cloudprovider.kubernetes.io/uninitialized"
+    ) || t.key.starts_with("readiness.k8s.io/")
 }
 
 /// Unbound pods the scheduler already gave up on (`PodScheduled=False, Unschedulable`).
@@ -566,17 +529,13 @@ fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
         || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::marked_for_deletion)
 }
 
-fn pool_ready(pool: &NodePool) -> bool {
-    let conditions = &pool.status.conditions;
-    let known = |t: &str| crate::snapshot::condition(conditions, t).is_none() || is_true(conditions, t);
-    known("ValidationSucceeded") && known("NodeClassReady")
-}
-
 /// The pod's node requirements: nodeSelector + each required affinity term (alternatives),
 /// plus the heaviest preferred term while `strict`, plus the zones of its bound volumes.
-fn pod_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requirements> {
+fn node_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requirements> {
     let mut base = Requirements::from_labels(&pod.spec.node_selector);
-    base.add_all(&super::volumes::volume_requirements(pod, cluster.snapshot));
+    if !pod.spec.volumes.is_empty() {
+        base.add_all(&super::volumes::volume_requirements(pod, cluster.snapshot));
+    }
     let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
     if strict {
         if let Some(preferred) = node_affinity
@@ -618,17 +577,6 @@ fn is_well_known(key: &str) -> bool {
     ) || key.starts_with("karpenter.k8s.aws/")
 }
 
-fn claim_domain(reqs: &Requirements, key: &str, claim_name: &str, sim: &Simulation<'_, '_>) -> Domain {
-    if key == HOSTNAME {
-        return Domain::OneOf([claim_name.to_owned()].into());
-    }
-    match reqs.get(key) {
-        Some(r) if !r.complement => Domain::OneOf(r.values.clone()),
-        Some(r) => Domain::OneOf(sim.universe(key).into_iter().filter(|v| r.allows(v)).collect()),
-        None => Domain::OneOf(sim.universe(key)),
-    }
-}
-
 /// The values an instance type offers for a well-known key.
 fn instance_type_values(it: &InstanceType, key: &str) -> Vec<String> {
     match key {
@@ -645,16 +593,14 @@ pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool 
     if reqs.get(INSTANCE_TYPE).is_some_and(|r| !r.allows(&it.name)) {
         return false;
     }
-    for (k, v) in &it.labels {
-        if reqs.get(k).is_some_and(|r| !r.allows(v)) {
-            return false;
-        }
+    if it.labels.iter().any(|(k, v)| reqs.get(k).is_some_and(|r| !r.allows(v))) {
+        return false;
     }
     it.offerings.iter().any(|o| offering_compatible(o, reqs) && o.available)
 }
 
 /// Whether an offering's zone and capacity type satisfy the requirements.
-pub fn offering_compatible(o: &crate::snapshot::Offering, reqs: &Requirements) -> bool {
+pub fn offering_compatible(o: &Offering, reqs: &Requirements) -> bool {
     reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone))
         && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
 }
@@ -669,42 +615,17 @@ pub fn allocatable(it: &InstanceType) -> Resources {
     out
 }
 
-/// Keeps the claim's zone/capacity-type requirements consistent with its instance types.
-fn narrow_to_offerings(bin: &mut Bin<'_>) {
-    let reqs = &bin.labels;
-    let mut types: Vec<(&InstanceType, f64)> = bin
-        .instance_types
-        .iter()
-        .map(|it| {
-            let cheapest = super::pricing::cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs)));
-            (*it, cheapest.unwrap_or(f64::MAX))
-        })
-        .collect();
-    types.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.name.cmp(&b.0.name)));
-    bin.instance_types = types.into_iter().map(|(it, _)| it).collect();
+/// Orders instance types by their cheapest available offering compatible with `reqs`.
+///
+/// Mirrors karpenter `pkg/cloudprovider/types.go` `InstanceTypes.OrderByPrice`.
+pub fn sort_by_cheapest(types: &mut [&InstanceType], reqs: &Requirements) {
+    let price = |it: &InstanceType| {
+        super::pricing::cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))).unwrap_or(f64::MAX)
+    };
+    types.sort_by(|a, b| price(a).total_cmp(&price(b)).then_with(|| a.name.cmp(&b.name)));
 }
 
-/// Requests of DaemonSet pods that would land on a node of this template.
-fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints: &[Taint]) -> Resources {
-    let mut out = Resources::new();
-    for ds in &cluster.snapshot.daemon_sets {
-        let spec = &ds.spec.template.spec;
-        if taints::untolerated(&spec.tolerations, template_taints, true).is_some() {
-            continue;
-        }
-        let fake = Pod { spec: spec.clone(), ..Pod::default() };
-        let fits = pod_requirements(&fake, false, cluster).iter().any(|r| labels.compatible(r, &is_well_known).is_ok());
-        if fits {
-            let mut r = pod::requests(&fake);
-            r.remove("pods");
-            pod::add(&mut out, &r);
-            pod::add(&mut out, &Resources::from([("pods".to_owned(), Quantity::from_units(1))]));
-        }
-    }
-    out
-}
-
-fn host_ports(pod: &Pod) -> Vec<(i32, String, String)> {
+fn host_ports(pod: &Pod) -> Vec<HostPort> {
     pod.spec
         .containers
         .iter()
@@ -712,19 +633,20 @@ fn host_ports(pod: &Pod) -> Vec<(i32, String, String)> {
         .flat_map(|c| &c.ports)
         .filter_map(|p| {
             let port = p.host_port.filter(|p| *p > 0)?;
-            Some((
-                port,
-                p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                p.host_ip.clone().unwrap_or_else(|| "0.0.0.0".into()),
-            ))
+            let protocol = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+            Some((port, protocol, p.host_ip.clone().unwrap_or_else(|| "0.0.0.0".into())))
         })
         .collect()
 }
 
-fn host_port_conflict(pod: &Pod, used: &[(i32, String, String)]) -> bool {
+fn host_port_conflict<'p>(pod: &Pod, mut used: impl Iterator<Item = &'p HostPort>) -> bool {
+    let wanted = host_ports(pod);
+    if wanted.is_empty() {
+        return false;
+    }
     let wild = |ip: &str| ip == "0.0.0.0" || ip == "::" || ip.is_empty();
-    host_ports(pod).iter().any(|(port, proto, ip)| {
-        used.iter().any(|(p, pr, i)| p == port && pr == proto && (i == ip || wild(i) || wild(ip)))
+    used.any(|(p, pr, i)| {
+        wanted.iter().any(|(port, proto, ip)| p == port && pr == proto && (i == ip || wild(i) || wild(ip)))
     })
 }
 

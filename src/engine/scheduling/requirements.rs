@@ -61,9 +61,10 @@ impl Requirement {
         bounds_ok && if self.complement { !in_set } else { in_set }
     }
 
-    /// Whether the key may be absent (NotIn, DoesNotExist).
+    /// Whether the key may be absent: `NotIn` and `DoesNotExist` (not `Exists`, `Gt`, `Lt`).
     pub fn allows_absent(&self) -> bool {
-        (self.complement && self.greater_than.is_none() && self.less_than.is_none())
+        let not_in = self.complement && !self.values.is_empty();
+        (not_in && self.greater_than.is_none() && self.less_than.is_none())
             || (!self.complement && self.values.is_empty())
     }
 

@@ -4,9 +4,12 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/topology.go` /
 //! `topologygroup.go` and kube-scheduler's PodTopologySpread and InterPodAffinity filters
 //! (their error wording). Counting ignores terminal and terminating pods and every pod being
-//! moved in this simulation until it is placed.
+//! moved in this simulation until it is placed. Approximations: spread domains are every value
+//! the cluster and the NodePools offer (`nodeAffinityPolicy`/`nodeTaintsPolicy` do not narrow
+//! them), and a new NodeClaim whose domain is still open does not count toward any domain.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use k8s_openapi::api::core::v1::{PodAffinityTerm, TopologySpreadConstraint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
@@ -24,25 +27,46 @@ pub enum Domain {
     OneOf(BTreeSet<String>),
 }
 
-/// What the topology rules need to know about every destination.
-pub trait Destinations {
-    /// Every destination's index, domain for `key`, and pods (staying and placed).
-    fn each(&self, key: &str) -> Vec<(usize, Domain, Vec<&Pod>)>;
-    /// All values the key can take (existing nodes and what NodePools may launch).
-    fn universe(&self, key: &str) -> BTreeSet<String>;
+/// Which pods a spread constraint or an affinity term counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodFilter {
+    /// `None`: every namespace.
+    pub namespaces: Option<BTreeSet<String>>,
+    pub selector: Option<LabelSelector>,
+}
+
+impl PodFilter {
+    pub fn matches(&self, pod: &Pod) -> bool {
+        self.namespaces.as_ref().is_none_or(|ns| ns.contains(pod.metadata.namespace()))
+            && selector_matches(self.selector.as_ref(), &pod.metadata.labels)
+    }
+
+    /// A stable key for memoising counts.
+    pub fn cache_key(&self) -> String {
+        format!("{:?}|{}", self.namespaces, serde_json::to_string(&self.selector).unwrap_or_default())
+    }
+}
+
+/// What the topology rules read from a simulation.
+pub trait View {
+    /// Pods matching `filter` per value of `key`, among pods that stay and pods placed so far.
+    fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64>;
+    /// Every value `key` can take.
+    fn universe(&self, key: &str) -> Rc<BTreeSet<String>>;
+    /// Pods with required anti-affinity that stay or were placed, with their value of `key`.
+    fn anti_affinity_holders(&self, key: &str) -> Vec<(&Pod, Option<String>)>;
 }
 
 /// The result of a successful check: requirements a new NodeClaim must narrow to.
 pub type Narrowing = Vec<(String, Requirement)>;
 
-/// Whether `pod` may go to destination `target` with `domain_of(key)`, and how a new
-/// NodeClaim would have to narrow. `strict` also enforces preferred terms and
-/// `ScheduleAnyway` spreads (Karpenter treats preferences as hard until it relaxes them).
+/// Whether `pod` may go to a destination with `domain_of(key)`, and how a new NodeClaim would
+/// have to narrow. `strict` also enforces preferred terms and `ScheduleAnyway` spreads
+/// (Karpenter treats preferences as hard until it relaxes them).
 pub fn check(
     pod: &Pod,
-    target: usize,
     domain_of: &dyn Fn(&str) -> Domain,
-    all: &dyn Destinations,
+    view: &dyn View,
     strict: bool,
 ) -> Result<Narrowing, &'static str> {
     let mut narrowing = Narrowing::new();
@@ -50,7 +74,7 @@ pub fn check(
         if constraint.when_unsatisfiable == "ScheduleAnyway" && !strict {
             continue;
         }
-        let allowed = spread_allowed(pod, constraint, target, all);
+        let allowed = spread_allowed(pod, constraint, view);
         narrow(&constraint.topology_key, &allowed, domain_of, &mut narrowing)
             .map_err(|()| "node(s) didn't match pod topology spread constraints")?;
     }
@@ -70,13 +94,13 @@ pub fn check(
         );
     }
     for term in anti_terms {
-        let forbidden = matching_domains(pod, term, target, all);
-        let allowed = complement(&all.universe(&term.topology_key), &forbidden, &term.topology_key);
+        let forbidden = occupied(view, &term.topology_key, &term_filter(pod, term));
+        let allowed = complement(&view.universe(&term.topology_key), &forbidden, &term.topology_key);
         narrow(&term.topology_key, &allowed, domain_of, &mut narrowing)
             .map_err(|()| "node(s) didn't match pod anti-affinity rules")?;
     }
-    for (key, forbidden) in existing_anti_affinity(pod, target, all) {
-        let allowed = complement(&all.universe(&key), &forbidden, &key);
+    for (key, forbidden) in existing_anti_affinity(pod, view) {
+        let allowed = complement(&view.universe(&key), &forbidden, &key);
         narrow(&key, &allowed, domain_of, &mut narrowing)
             .map_err(|()| "node(s) didn't satisfy existing pods anti-affinity rules")?;
     }
@@ -95,8 +119,9 @@ pub fn check(
         );
     }
     for term in aff_terms {
-        let allowed = matching_domains(pod, term, usize::MAX, all);
-        if allowed.is_empty() && term_matches(pod, term, pod) {
+        let filter = term_filter(pod, term);
+        let allowed = occupied(view, &term.topology_key, &filter);
+        if allowed.is_empty() && filter.matches(pod) {
             continue;
         }
         narrow(&term.topology_key, &Allowed::Only(allowed), domain_of, &mut narrowing)
@@ -149,27 +174,26 @@ fn narrow(key: &str, allowed: &Allowed, domain_of: &dyn Fn(&str) -> Domain, out:
     }
 }
 
-fn spread_allowed(pod: &Pod, c: &TopologySpreadConstraint, target: usize, all: &dyn Destinations) -> Allowed {
-    let selector = with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod);
-    let mut counts: BTreeMap<String, i64> = all.universe(&c.topology_key).into_iter().map(|d| (d, 0)).collect();
-    for (_, domain, pods) in all.each(&c.topology_key) {
-        let Domain::Fixed(Some(d)) = domain else { continue };
-        let n = pods
-            .iter()
-            .filter(|p| p.metadata.namespace() == pod.metadata.namespace())
-            .filter(|p| selector_matches(selector.as_ref(), &p.metadata.labels))
-            .count() as i64;
+/// Domains of `key` holding at least one pod the filter selects.
+fn occupied(view: &dyn View, key: &str, filter: &PodFilter) -> BTreeSet<String> {
+    view.counts(key, filter).into_iter().filter(|(_, n)| *n > 0).map(|(d, _)| d).collect()
+}
+
+fn spread_allowed(pod: &Pod, c: &TopologySpreadConstraint, view: &dyn View) -> Allowed {
+    let filter = PodFilter {
+        namespaces: Some([pod.metadata.namespace().to_owned()].into()),
+        selector: with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
+    };
+    let mut counts: BTreeMap<String, i64> = view.universe(&c.topology_key).iter().map(|d| (d.clone(), 0)).collect();
+    for (d, n) in view.counts(&c.topology_key, &filter) {
         *counts.entry(d).or_default() += n;
     }
-    let _ = target;
     let min_domains = c.min_domains.unwrap_or(1).max(1) as usize;
-    let global_min = if c.topology_key == HOSTNAME || counts.len() < min_domains {
-        0
-    } else {
-        counts.values().copied().min().unwrap_or(0)
-    };
+    let hostname = c.topology_key == HOSTNAME;
+    let global_min =
+        if hostname || counts.len() < min_domains { 0 } else { counts.values().copied().min().unwrap_or(0) };
     let max_skew = i64::from(c.max_skew.max(1));
-    if c.topology_key == HOSTNAME {
+    if hostname {
         let full: BTreeSet<String> =
             counts.iter().filter(|(_, n)| **n + 1 - global_min > max_skew).map(|(d, _)| d.clone()).collect();
         return Allowed::HostnameExcept(full);
@@ -196,53 +220,42 @@ fn with_match_label_keys(
     Some(selector)
 }
 
-/// Whether `candidate` is selected by `owner`'s affinity term.
-fn term_matches(owner: &Pod, term: &PodAffinityTerm, candidate: &Pod) -> bool {
-    let namespaces: Vec<&str> = term.namespaces.iter().flatten().map(String::as_str).collect();
-    let ns_ok = if namespaces.is_empty() && term.namespace_selector.is_none() {
-        candidate.metadata.namespace() == owner.metadata.namespace()
+/// The pods an affinity term of `owner` selects.
+fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
+    let listed: BTreeSet<String> = term.namespaces.iter().flatten().cloned().collect();
+    let all_namespaces = term.namespace_selector.as_ref().is_some_and(|s| {
+        s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
+    });
+    let namespaces = if all_namespaces {
+        None
+    } else if listed.is_empty() {
+        Some([owner.metadata.namespace().to_owned()].into())
     } else {
-        namespaces.contains(&candidate.metadata.namespace())
-            || term.namespace_selector.as_ref().is_some_and(|s| {
-                s.match_labels.as_ref().is_none_or(BTreeMap::is_empty)
-                    && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
-            })
+        Some(listed)
     };
-    ns_ok && selector_matches(term.label_selector.as_ref(), &candidate.metadata.labels)
+    PodFilter { namespaces, selector: term.label_selector.clone() }
 }
 
-/// Domains (fixed values) holding a pod the term selects.
-fn matching_domains(pod: &Pod, term: &PodAffinityTerm, _target: usize, all: &dyn Destinations) -> BTreeSet<String> {
-    all.each(&term.topology_key)
-        .into_iter()
-        .filter(|(_, _, pods)| pods.iter().any(|p| !std::ptr::eq(*p, pod) && term_matches(pod, term, p)))
-        .filter_map(|(_, domain, _)| match domain {
-            Domain::Fixed(v) => v,
-            Domain::OneOf(values) if values.len() == 1 => values.into_iter().next(),
-            Domain::OneOf(_) => None,
-        })
-        .collect()
-}
-
-/// For every placed pod whose required anti-affinity selects `pod`: the key and its domains.
-fn existing_anti_affinity(pod: &Pod, _target: usize, all: &dyn Destinations) -> Vec<(String, BTreeSet<String>)> {
+/// For every staying or placed pod whose required anti-affinity selects `pod`: the key and the
+/// domains it forbids.
+fn existing_anti_affinity(pod: &Pod, view: &dyn View) -> Vec<(String, BTreeSet<String>)> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let keys: BTreeSet<String> = all
-        .each(HOSTNAME)
-        .into_iter()
-        .flat_map(|(_, _, pods)| pods)
-        .flat_map(|p| required_anti_terms(p).into_iter().map(|t| t.topology_key.clone()))
+    let keys: BTreeSet<String> = view
+        .anti_affinity_holders(HOSTNAME)
+        .iter()
+        .flat_map(|(q, _)| required_anti_terms(q))
+        .map(|t| t.topology_key.clone())
         .collect();
     for key in keys {
-        for (_, domain, pods) in all.each(&key) {
-            let hit = pods.iter().any(|q| {
-                !std::ptr::eq(*q, pod)
-                    && required_anti_terms(q).iter().any(|t| t.topology_key == key && term_matches(q, t, pod))
-            });
-            if hit {
-                if let Domain::Fixed(Some(v)) = domain {
-                    out.entry(key.clone()).or_default().insert(v);
-                }
+        for (holder, domain) in view.anti_affinity_holders(&key) {
+            if std::ptr::eq(holder, pod) {
+                continue;
+            }
+            let hit = required_anti_terms(holder)
+                .iter()
+                .any(|t| t.topology_key == key && term_filter(holder, t).matches(pod));
+            if let (true, Some(d)) = (hit, domain) {
+                out.entry(key.clone()).or_default().insert(d);
             }
         }
     }

@@ -1,0 +1,282 @@
+//! What every simulation of one replay shares, computed once: each node as a destination
+//! (labels, taints, free resources, pods), every pod's requests, the NodePools that can launch
+//! capacity with their instance types and DaemonSet overhead, and memoised topology counts.
+//!
+//! A simulation only records what it changes on top of this (see `Simulation`), so simulating
+//! one candidate costs what its pods cost, not what the cluster costs.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+
+use super::requirements::{Requirement, Requirements};
+use super::taints;
+use super::topology::PodFilter;
+use crate::engine::labels::{HOSTNAME, NODEPOOL};
+use crate::engine::pod;
+use crate::engine::state::{Cluster, StateNode};
+use crate::quantity::Quantity;
+use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, Taint};
+
+/// One existing node as a destination, before any simulation.
+#[derive(Debug, Clone)]
+pub struct BaseNode<'a> {
+    pub name: String,
+    pub labels: Requirements,
+    pub taints: Vec<Taint>,
+    /// Allocatable minus the requests of every non-terminal pod bound to it.
+    pub available: Resources,
+    /// Active pods (counted by topology).
+    pub pods: Vec<&'a Pod>,
+    pub host_ports: Vec<HostPort>,
+    pub initialized: bool,
+    pub under_consolidate_after: bool,
+    pub pool: Option<String>,
+    pub capacity: Resources,
+}
+
+/// `(port, protocol, host IP)`.
+pub type HostPort = (i32, String, String);
+
+/// A NodePool that can launch capacity, with what a new NodeClaim of it starts from.
+#[derive(Debug, Clone)]
+pub struct Template<'a> {
+    pub pool: &'a NodePool,
+    pub requirements: Requirements,
+    pub taints: Vec<Taint>,
+    /// Compatible instance types with an available offering, cheapest first.
+    pub instance_types: Vec<&'a InstanceType>,
+    pub daemon_overhead: Resources,
+}
+
+/// Shared, read-only (but memoising) state of all simulations of one replay.
+#[derive(Debug)]
+pub struct World<'c, 'a> {
+    pub cluster: &'c Cluster<'a>,
+    /// Indexed like `cluster.nodes`.
+    pub nodes: Vec<BaseNode<'a>>,
+    /// Destination order: initialized first, then by name.
+    pub order: Vec<usize>,
+    /// NodePools by weight (descending), then name (descending).
+    pub templates: Vec<Template<'a>>,
+    /// Resources of existing nodes per NodePool (for `spec.limits`), candidates included.
+    pub pool_usage: BTreeMap<String, Resources>,
+    /// Pods with required pod anti-affinity, and their node.
+    pub anti_affinity_holders: Vec<(usize, &'a Pod)>,
+    requests: HashMap<usize, Resources>,
+    counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
+    universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
+}
+
+impl<'c, 'a> World<'c, 'a> {
+    pub fn new(cluster: &'c Cluster<'a>) -> Self {
+        let requests: HashMap<usize, Resources> =
+            cluster.snapshot.pods.iter().map(|p| (address(p), pod::requests(p))).collect();
+        let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
+        let mut order: Vec<usize> = (0..nodes.len()).collect();
+        order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
+        let mut pool_usage: BTreeMap<String, Resources> = BTreeMap::new();
+        for n in &nodes {
+            if let Some(pool) = &n.pool {
+                let entry = pool_usage.entry(pool.clone()).or_default();
+                pod::add(entry, &n.capacity);
+                pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
+            }
+        }
+        let anti_affinity_holders = nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| n.pods.iter().filter(|p| has_required_anti_affinity(p)).map(move |p| (i, *p)))
+            .collect();
+        let mut world = World {
+            cluster,
+            nodes,
+            order,
+            templates: Vec::new(),
+            pool_usage,
+            anti_affinity_holders,
+            requests,
+            counts: RefCell::default(),
+            universes: RefCell::default(),
+        };
+        world.templates = templates(&world);
+        world
+    }
+
+    /// A pod's effective requests (computed once).
+    pub fn requests(&self, pod: &Pod) -> Resources {
+        self.requests.get(&address(pod)).cloned().unwrap_or_else(|| pod::requests(pod))
+    }
+
+    /// The value of `key` on an existing node.
+    pub fn node_domain(&self, i: usize, key: &str) -> Option<&str> {
+        self.nodes[i].labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str)
+    }
+
+    /// Pods matching `filter`, per value of `key`, over every node (memoised).
+    pub fn base_counts(&self, key: &str, filter: &PodFilter) -> Rc<BTreeMap<String, i64>> {
+        let cache_key = format!("{key}\u{0}{}", filter.cache_key());
+        if let Some(hit) = self.counts.borrow().get(&cache_key) {
+            return Rc::clone(hit);
+        }
+        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(domain) = self.node_domain(i, key) else { continue };
+            let matching = n.pods.iter().filter(|p| filter.matches(p)).count() as i64;
+            if matching > 0 {
+                *counts.entry(domain.to_owned()).or_default() += matching;
+            }
+        }
+        let counts = Rc::new(counts);
+        self.counts.borrow_mut().insert(cache_key, Rc::clone(&counts));
+        counts
+    }
+
+    /// Every value `key` can take: existing nodes' labels plus what the NodePools may launch.
+    pub fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
+        if let Some(hit) = self.universes.borrow().get(key) {
+            return Rc::clone(hit);
+        }
+        let mut out: BTreeSet<String> =
+            (0..self.nodes.len()).filter_map(|i| self.node_domain(i, key).map(str::to_owned)).collect();
+        if key != HOSTNAME {
+            for t in &self.templates {
+                for it in &t.instance_types {
+                    for value in super::instance_type_values(it, key) {
+                        if t.requirements.get(key).is_none_or(|r| r.allows(&value)) {
+                            out.insert(value);
+                        }
+                    }
+                }
+                if let Some(r) = t.requirements.get(key).filter(|r| !r.complement) {
+                    out.extend(r.values.iter().cloned());
+                }
+            }
+        }
+        let out = Rc::new(out);
+        self.universes.borrow_mut().insert(key.to_owned(), Rc::clone(&out));
+        out
+    }
+}
+
+fn address(pod: &Pod) -> usize {
+    std::ptr::from_ref(pod) as usize
+}
+
+fn has_required_anti_affinity(pod: &Pod) -> bool {
+    pod.spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pod_anti_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .is_some_and(|t| !t.is_empty())
+}
+
+fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap<usize, Resources>) -> BaseNode<'a> {
+    let mut labels = Requirements::from_labels(node.labels());
+    let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
+    labels.add(HOSTNAME, &Requirement::in_values([hostname]));
+    let mut available = node.allocatable();
+    let mut pods = Vec::new();
+    let mut host_ports = Vec::new();
+    for p in &node.pods {
+        if pod::is_terminal(p) {
+            continue;
+        }
+        if let Some(r) = requests.get(&address(p)) {
+            for (k, v) in r {
+                let entry = available.entry(k.clone()).or_insert(Quantity::ZERO);
+                *entry = entry.minus(*v);
+            }
+        }
+        if pod::is_active(p) {
+            pods.push(*p);
+        }
+        host_ports.extend(super::host_ports(p));
+    }
+    let mut node_taints: Vec<Taint> = node.taints().to_vec();
+    if !node.initialized() {
+        let startup: Vec<Taint> = node.claim.map(|c| c.spec.startup_taints.clone()).unwrap_or_default();
+        node_taints.retain(|t| !super::is_ephemeral_taint(t) && !startup.contains(t));
+    }
+    if node.cordoned() && !node_taints.iter().any(|t| t.key == "node.kubernetes.io/unschedulable") {
+        node_taints.push(Taint {
+            key: "node.kubernetes.io/unschedulable".into(),
+            value: None,
+            effect: "NoSchedule".into(),
+        });
+    }
+    let pool = cluster.pool_of(node);
+    BaseNode {
+        name: node.name.clone(),
+        labels,
+        taints: node_taints,
+        available,
+        pods,
+        host_ports,
+        initialized: node.initialized(),
+        under_consolidate_after: pool
+            .zip(node.claim)
+            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
+        pool: node.node_pool_name().map(str::to_owned),
+        capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
+    }
+}
+
+fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
+    let cluster = world.cluster;
+    let mut pools: Vec<&'a NodePool> = cluster
+        .pools
+        .values()
+        .copied()
+        .filter(|p| p.spec.replicas.is_none() && pool_ready(p) && p.metadata.deletion_timestamp.is_none())
+        .collect();
+    pools.sort_by(|a, b| {
+        b.spec.weight.unwrap_or(0).cmp(&a.spec.weight.unwrap_or(0)).then_with(|| b.metadata.name.cmp(&a.metadata.name))
+    });
+    pools
+        .into_iter()
+        .map(|pool| {
+            let template = &pool.spec.template;
+            let mut requirements = Requirements::from_karpenter(&template.spec.requirements);
+            for (k, v) in &template.metadata.labels {
+                requirements.add(k, &Requirement::in_values([v.clone()]));
+            }
+            requirements.add(NODEPOOL, &Requirement::in_values([pool.metadata.name.clone()]));
+            let mut instance_types: Vec<&'a InstanceType> = cluster
+                .instance_types
+                .values()
+                .copied()
+                .filter(|it| super::instance_type_compatible(it, &requirements))
+                .collect();
+            super::sort_by_cheapest(&mut instance_types, &requirements);
+            let daemon_overhead = daemon_overhead(cluster, &requirements, &template.spec.taints);
+            Template { pool, requirements, taints: template.spec.taints.clone(), instance_types, daemon_overhead }
+        })
+        .collect()
+}
+
+fn pool_ready(pool: &NodePool) -> bool {
+    let conditions = &pool.status.conditions;
+    let known = |t: &str| crate::snapshot::condition(conditions, t).is_none() || is_true(conditions, t);
+    known("ValidationSucceeded") && known("NodeClassReady")
+}
+
+/// Requests of DaemonSet pods that would land on a node of this template.
+fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints: &[Taint]) -> Resources {
+    let mut out = Resources::new();
+    for ds in &cluster.snapshot.daemon_sets {
+        let spec = &ds.spec.template.spec;
+        if taints::untolerated(&spec.tolerations, template_taints, true).is_some() {
+            continue;
+        }
+        let fake = Pod { spec: spec.clone(), ..Pod::default() };
+        let fits = super::node_requirements(&fake, false, cluster)
+            .iter()
+            .any(|r| labels.compatible(r, &super::is_well_known).is_ok());
+        if fits {
+            pod::add(&mut out, &pod::requests(&fake));
+        }
+    }
+    out
+}
