@@ -47,9 +47,11 @@ fn seed_config() -> (Config, String) {
     let mut all = served_objects();
     all.extend(filtered_out());
     let metrics = support::metrics_text(&support::scenario_instance_types(SCENARIO));
-    let config = Config::new(&all)
-        .raw(SERVICE_METRICS, 200, "# TYPE go_goroutines gauge\ngo_goroutines 40\n")
-        .raw(LEADER_METRICS, 200, &metrics);
+    let config = Config::new(&all).raw(SERVICE_METRICS, 200, "# TYPE go_goroutines gauge\ngo_goroutines 40\n").raw(
+        LEADER_METRICS,
+        200,
+        &metrics,
+    );
     (config, metrics)
 }
 
@@ -281,7 +283,8 @@ fn unreachable_server_is_a_cluster_error_with_help() {
         ),
     )
     .unwrap();
-    let args = ClusterArgs { kubeconfig: Some(path), request_timeout: Some(Duration::from_secs(2)), ..ClusterArgs::default() };
+    let args =
+        ClusterArgs { kubeconfig: Some(path), request_timeout: Some(Duration::from_secs(2)), ..ClusterArgs::default() };
     match fetch(&args).0 {
         Err(Error::Cluster { message, help, .. }) => {
             assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
@@ -323,4 +326,30 @@ fn binary_snapshot_json_against_the_fake() {
     assert_eq!(document["kind"], "List", "{document}");
     assert!(server.log().iter().all(|r| r.method == "GET"));
     assert!(!server.requests_to("/api/v1/nodes").is_empty());
+}
+
+#[test]
+fn exec_credential_plugin_supplies_the_token() {
+    let server = FakeApiServer::start(Config::new(&served_objects()));
+    let dir = tempfile::tempdir().unwrap();
+    let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"fake-token"}}"#;
+    let kubeconfig = json!({
+        "apiVersion": "v1", "kind": "Config", "current-context": "eks",
+        "clusters": [{"name": "eks", "cluster": {"server": server.url()}}],
+        "contexts": [{"name": "eks", "context": {"cluster": "eks", "user": "aws"}}],
+        "users": [{"name": "aws", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "/bin/sh", "args": ["-c", format!("echo '{credential}'")]}}}]
+    });
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, kubeconfig.to_string()).unwrap();
+    let args = ClusterArgs {
+        kubeconfig: Some(path),
+        request_timeout: Some(Duration::from_secs(10)),
+        ..ClusterArgs::default()
+    };
+    let snapshot = fetch(&args).0.expect("token from the exec plugin");
+    assert_eq!(snapshot.nodes.len(), 10);
+    assert!(!server.log().is_empty());
+    assert!(server.log().iter().all(|r| r.authorization.as_deref() == Some("Bearer fake-token")));
 }

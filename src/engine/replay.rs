@@ -308,9 +308,12 @@ fn verdict(
         (None, Some(reason)) => (reason_verdict(reason), Action::None, None),
         _ => (Verdict::Safe, Action::None, None),
     };
-    let mut method_findings = filters.clone();
+    let (classified, sim, price, score, decision) = split_findings(&lifted.findings);
+    let mut method_findings = classified;
+    method_findings.extend(filters.iter().cloned());
     if let Some(extra) = skipped {
-        method_findings.extend(extra.iter().filter(|r| r.code != Code::BudgetExhausted).cloned());
+        let already = |r: &Reason| r.code == Code::BudgetExhausted || lifted.findings.iter().any(|f| f.code == r.code);
+        method_findings.extend(extra.iter().filter(|r| !already(r)).cloned());
     }
     if acting.is_none() && lifted.reason.is_some() && blockers.is_empty() {
         method_findings.push(waiting(round_method, lifted.reason.unwrap_or_default()));
@@ -331,8 +334,12 @@ fn verdict(
     if !budget_findings.is_empty() {
         steps.push(Step { step: StepKind::Budget, ok: budget_ok, findings: budget_findings });
     }
-    let (sim, price, score, decision) = split_findings(&lifted.findings);
-    steps.push(Step { step: StepKind::Method, ok: filters.is_empty(), findings: method_findings });
+    let method_ok = filters.is_empty() && !method_findings.iter().any(|r| r.code == Code::PolicyWhenEmpty);
+    steps.push(Step { step: StepKind::Method, ok: method_ok, findings: method_findings });
+    let mut sim = sim;
+    if sim.is_empty() {
+        sim.extend(lifted.results.as_ref().and_then(placement_summary));
+    }
     if !sim.is_empty() {
         let ok = !sim.iter().any(|r| {
             matches!(
@@ -350,11 +357,13 @@ fn verdict(
         let ok = score.iter().all(|r| r.code == Code::BalancedScoreApproved);
         steps.push(Step { step: StepKind::Score, ok, findings: score });
     }
-    steps.push(Step {
-        step: StepKind::Decision,
-        ok: action != Action::None,
-        findings: decision_findings(verdict, &lifted, decision),
-    });
+    let mut decision = decision_findings(verdict, decision);
+    if decision.is_empty() && steps.iter().all(|s| s.ok) {
+        decision.push(Reason::new(Code::Candidate, "no disruption reason applies"));
+    }
+    if !decision.is_empty() {
+        steps.push(Step { step: StepKind::Decision, ok: action != Action::None, findings: decision });
+    }
     let reasons: Vec<Reason> = steps.iter().flat_map(|s| s.findings.iter().cloned()).collect();
     let mut blocker_codes: Vec<Code> = blockers.iter().map(|r| r.code).collect();
     blocker_codes.dedup();
@@ -396,7 +405,7 @@ fn budget_finding(b: &PoolBudgets, reason: &str, acted: bool) -> (Reason, bool) 
             let s = &b.budgets[i];
             match (s.value, &s.error) {
                 (_, Some(e)) => format!("{} (error: {e})", s.nodes),
-                (Some(v), None) => format!("{}={v}", s.nodes),
+                (Some(v), None) => format!("{}→{v}", s.nodes),
                 (None, None) => format!("{} (inactive)", s.nodes),
             }
         })
@@ -446,10 +455,18 @@ fn waiting(round_method: Option<Method>, reason: &str) -> Reason {
     Reason::new(Code::WaitingForOtherMethod, text)
 }
 
-fn split_findings(findings: &[Reason]) -> (Vec<Reason>, Vec<Reason>, Vec<Reason>, Vec<Reason>) {
-    let (mut sim, mut price, mut score, mut decision) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+/// Findings by pipeline step: method classification, simulation, price, score, decision.
+type Split = (Vec<Reason>, Vec<Reason>, Vec<Reason>, Vec<Reason>, Vec<Reason>);
+
+fn split_findings(findings: &[Reason]) -> Split {
+    let (mut classified, mut sim, mut price, mut score, mut decision) = Split::default();
     for f in findings {
         match f.code {
+            Code::Empty | Code::NotEmpty | Code::Drifted | Code::NotDrifted | Code::PolicyWhenEmpty
+                if f.upstream != upstream::DRIFT_COMPUTE =>
+            {
+                classified.push(f.clone());
+            }
             Code::PodsCannotReschedule
             | Code::PodsReschedule
             | Code::UninitializedDestination
@@ -468,14 +485,39 @@ fn split_findings(findings: &[Reason]) -> (Vec<Reason>, Vec<Reason>, Vec<Reason>
             _ => decision.push(f.clone()),
         }
     }
-    (sim, price, score, decision)
+    (classified, sim, price, score, decision)
 }
 
-fn decision_findings(verdict: Verdict, lifted: &Lifted, mut found: Vec<Reason>) -> Vec<Reason> {
-    if verdict == Verdict::Safe && lifted.reason.is_none() && found.is_empty() {
-        found.push(Reason::new(Code::Candidate, "no disruption reason applies"));
+/// The decision step: what happens, or for a blocked node what would happen without the gates.
+fn decision_findings(verdict: Verdict, found: Vec<Reason>) -> Vec<Reason> {
+    match verdict {
+        Verdict::Blocked => found
+            .into_iter()
+            .map(|mut r| {
+                r.message = format!("with the gates lifted: {}", r.message);
+                r
+            })
+            .collect(),
+        _ => found,
     }
-    found
+}
+
+/// "3 pod(s): 2 to existing nodes, 1 to new NodeClaim(s)" when no finding said it already.
+fn placement_summary(results: &Results) -> Option<Reason> {
+    let moved: Vec<_> = results.moves.iter().filter(|m| !m.pending).collect();
+    if moved.is_empty() {
+        return None;
+    }
+    let existing = moved.iter().filter(|m| matches!(m.to, Destination::Existing(_))).count();
+    let new = moved.iter().filter(|m| matches!(m.to, Destination::New(_))).count();
+    Some(Reason::new(
+        Code::PodsReschedule,
+        format!(
+            "{} pod(s): {existing} fit on existing nodes, {new} need {} new NodeClaim(s)",
+            moved.len(),
+            results.new_claims.len()
+        ),
+    ))
 }
 
 fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {

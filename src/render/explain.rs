@@ -54,7 +54,7 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
         n.zone.clone(),
         n.capacity_type.clone(),
         Some(n.price.map_or_else(|| "price unknown".to_owned(), |p| format!("${p:.4}/h"))),
-        Some(format!("{} pod(s)", n.pods)),
+        Some(format!("{} pod(s)", n.pod_count)),
     ];
     let facts: Vec<String> = facts.into_iter().flatten().collect();
     out.push_str(&format!("  {}\n", facts.join(" · ")));

@@ -91,7 +91,7 @@ fn scope_text(audit: &PdbAudit) -> String {
         (Some(ns), false) => format!("namespace {ns}"),
     };
     if let Some(selector) = &audit.scope.selector {
-        text.push_str(&format!(" (-l {selector})"));
+        text.push_str(&format!(" with -l {selector}"));
     }
     text
 }

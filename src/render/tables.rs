@@ -73,7 +73,7 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
                 n.instance_type.clone().unwrap_or_else(|| "-".into()),
                 n.capacity_type.clone().unwrap_or_else(|| "-".into()),
                 price(n.price),
-                n.pods.to_string(),
+                n.pod_count.to_string(),
                 format!("{:.2}", n.disruption_cost),
                 verdict_text(n.verdict, styles),
                 action_text(n).to_owned(),

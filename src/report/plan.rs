@@ -52,7 +52,8 @@ pub struct NodeSummary {
     pub method: Option<&'static str>,
     pub disruption_cost: f64,
     pub price: Option<f64>,
-    pub pods: usize,
+    /// Active pods on the node.
+    pub pod_count: usize,
     pub blockers: Vec<Code>,
     pub reasons: Vec<Reason>,
 }
@@ -72,7 +73,7 @@ impl NodeSummary {
             method: n.method.map(crate::engine::method::Method::as_str),
             disruption_cost: n.disruption_cost,
             price: n.price,
-            pods: n.pod_count,
+            pod_count: n.pod_count,
             blockers: n.blockers.clone(),
             reasons: n.reasons.clone(),
         }

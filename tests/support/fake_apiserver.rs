@@ -159,8 +159,7 @@ impl FakeApiServer {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let served = Arc::clone(&state);
         let thread = std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_current_thread().enable_all().build().expect("server runtime");
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("server runtime");
             runtime.block_on(serve(listener, served, stopped));
         });
         FakeApiServer { addr, state, stop: Some(stop), thread: Some(thread) }
@@ -302,7 +301,7 @@ fn respond(config: &mut Config, request: &Logged) -> (Option<Duration>, Reply) {
         .collect();
     if let Some(name) = &route.name {
         return match items.iter().find(|o| o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
-            Some(object) => (delay, json_reply(200, (*object).clone())),
+            Some(object) => (delay, json_reply(200, object)),
             None => (delay, status(404, "NotFound", &format!("{} \"{name}\" not found", route.plural))),
         };
     }
@@ -329,7 +328,7 @@ fn respond(config: &mut Config, request: &Logged) -> (Option<Duration>, Reply) {
     }
     let body = json!({"apiVersion": route.api_version(), "kind": format!("{}List", route.kind_hint()),
                       "metadata": metadata, "items": page});
-    (delay, json_reply(200, body))
+    (delay, json_reply(200, &body))
 }
 
 /// A parsed resource path.
@@ -413,7 +412,7 @@ fn strip_type(object: &Value) -> Value {
 fn empty_list(route: &Route) -> Reply {
     json_reply(
         200,
-        json!({"apiVersion": route.api_version(), "kind": format!("{}List", route.kind_hint()),
+        &json!({"apiVersion": route.api_version(), "kind": format!("{}List", route.kind_hint()),
                "metadata": {"resourceVersion": RESOURCE_VERSION}, "items": []}),
     )
 }
@@ -421,12 +420,12 @@ fn empty_list(route: &Route) -> Reply {
 fn status(code: u16, reason: &str, message: &str) -> Reply {
     json_reply(
         code,
-        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                "message": message, "reason": reason, "code": code}),
     )
 }
 
-fn json_reply(code: u16, body: Value) -> Reply {
+fn json_reply(code: u16, body: &Value) -> Reply {
     text(code, "application/json", body.to_string())
 }
 

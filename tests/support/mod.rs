@@ -108,7 +108,12 @@ pub fn metrics_text(types: &[InstanceType]) -> String {
     out.push_str("# TYPE karpenter_cloudprovider_instance_type_cpu_cores gauge\n");
     for it in types {
         if let Some(cpu) = it.capacity.get("cpu") {
-            let _ = writeln!(out, "karpenter_cloudprovider_instance_type_cpu_cores{{instance_type=\"{}\"}} {}", it.name, cpu.as_f64());
+            let _ = writeln!(
+                out,
+                "karpenter_cloudprovider_instance_type_cpu_cores{{instance_type=\"{}\"}} {}",
+                it.name,
+                cpu.as_f64()
+            );
         }
     }
     out.push_str("# TYPE karpenter_cloudprovider_instance_type_memory_bytes gauge\n");

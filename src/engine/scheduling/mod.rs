@@ -229,7 +229,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         for i in open {
             if let Ok((labels, types)) = self.can_add_claim(&self.claims[i], pod, &requests, &pod_reqs, strict) {
                 self.commit_claim(i, pod, &requests, labels, types);
-                return Ok((Target::Claim(i), "new NodeClaim".into()));
+                let why = format!(
+                    "NodeClaim opened earlier in this simulation; 0/{existing} nodes are available: {}",
+                    summarise(&failures)
+                );
+                return Ok((Target::Claim(i), why));
             }
         }
         let mut claim_errors = Vec::new();
@@ -255,16 +259,17 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     });
                     let i = self.claims.len() - 1;
                     self.commit_claim(i, pod, &requests, labels, types);
-                    return Ok((
-                        Target::Claim(i),
-                        format!("new NodeClaim from nodepool/{}", template.pool.metadata.name),
-                    ));
+                    let why = format!(
+                        "new NodeClaim from nodepool/{}; 0/{existing} nodes are available: {}",
+                        template.pool.metadata.name,
+                        summarise(&failures)
+                    );
+                    return Ok((Target::Claim(i), why));
                 }
                 Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
             }
         }
-        let summary: Vec<String> = failures.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
-        let mut why = vec![format!("0/{existing} nodes are available: {}", summary.join(", "))];
+        let mut why = vec![format!("0/{existing} nodes are available: {}", summarise(&failures))];
         if self.world.templates.is_empty() {
             why.push("no NodePool can launch capacity for it".into());
         }
@@ -648,6 +653,11 @@ fn host_port_conflict<'p>(pod: &Pod, mut used: impl Iterator<Item = &'p HostPort
     used.any(|(p, pr, i)| {
         wanted.iter().any(|(port, proto, ip)| p == port && pr == proto && (i == ip || wild(i) || wild(ip)))
     })
+}
+
+/// kube-scheduler's "N reason, M reason" summary.
+fn summarise(failures: &BTreeMap<String, usize>) -> String {
+    failures.iter().map(|(reason, n)| format!("{n} {reason}")).collect::<Vec<_>>().join(", ")
 }
 
 fn describe_resources(r: &Resources) -> String {

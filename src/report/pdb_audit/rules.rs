@@ -68,7 +68,7 @@ impl<'c, 'a> View<'c, 'a> {
     }
 
     /// Expected pods as the disruption controller counts them, each workload at `pick`.
-    fn expected(&self, pick: impl Fn(&Workload<'_>) -> i32) -> i32 {
+    fn expected(&self, pick: impl Fn(&Workload<'a>) -> i32) -> i32 {
         self.workloads.iter().filter(|w| self.rule.counts_bare_pods() || !w.id.is_bare_pod()).map(|w| pick(w)).sum()
     }
 
@@ -79,8 +79,8 @@ impl<'c, 'a> View<'c, 'a> {
     fn at(&self, at: At) -> i32 {
         match at {
             At::Now => self.now(),
-            At::HpaMin => self.expected(|w| w.low()),
-            At::HpaMax => self.expected(|w| w.high()),
+            At::HpaMin => self.expected(Workload::low),
+            At::HpaMax => self.expected(Workload::high),
         }
     }
 

@@ -110,18 +110,16 @@ pub(super) fn owner_of(snapshot: &Snapshot, pod: &Pod) -> WorkloadId {
     if owner.kind != "ReplicaSet" {
         return id(&owner.kind, &owner.name);
     }
-    match find(&snapshot.replica_sets, &namespace, &owner.name) {
-        Some(rs) => match rs.metadata.controller() {
+    if let Some(rs) = find(&snapshot.replica_sets, &namespace, &owner.name) {
+        return match rs.metadata.controller() {
             Some(parent) if parent.kind == "Deployment" => id("Deployment", &parent.name),
             _ => id("ReplicaSet", &owner.name),
-        },
-        None => {
-            let hash = pod.metadata.labels.get("pod-template-hash");
-            match hash.and_then(|h| owner.name.strip_suffix(h.as_str())).and_then(|n| n.strip_suffix('-')) {
-                Some(deployment) if !deployment.is_empty() => id("Deployment", deployment),
-                _ => id("ReplicaSet", &owner.name),
-            }
-        }
+        };
+    }
+    let hash = pod.metadata.labels.get("pod-template-hash");
+    match hash.and_then(|h| owner.name.strip_suffix(h.as_str())).and_then(|n| n.strip_suffix('-')) {
+        Some(deployment) if !deployment.is_empty() => id("Deployment", deployment),
+        _ => id("ReplicaSet", &owner.name),
     }
 }
 
