@@ -68,10 +68,14 @@ pub struct Step {
 
 /// Where one of the node's pods would go.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodView {
     pub pod: String,
     pub to: String,
     pub why: Vec<String>,
+    /// `node: reason` per existing node that refused the pod.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected_by: Vec<String>,
 }
 
 /// A command of the round, by node name.
@@ -533,6 +537,7 @@ fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {
                 Destination::Nowhere => "nowhere".to_owned(),
             },
             why: m.why.clone(),
+            rejected_by: m.rejections.clone(),
         })
         .collect()
 }

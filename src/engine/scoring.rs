@@ -29,7 +29,7 @@ pub struct MoveScore {
     pub savings: f64,
     pub score: Option<Score>,
     /// Why there is no move (the consolidation's own finding).
-    pub no_move: Option<String>,
+    pub no_move: Option<crate::reason::Reason>,
 }
 
 /// A pool's totals and every candidate's score.
@@ -72,7 +72,7 @@ pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<Poo
                 replacement: m.replacement.map(|r| r.instance_types).unwrap_or_default(),
                 savings: m.savings,
                 score,
-                no_move: if m.decision.is_none() { m.findings.first().map(|f| f.message.clone()) } else { None },
+                no_move: if m.decision.is_none() { m.findings.first().cloned() } else { None },
             }
         })
         .collect();

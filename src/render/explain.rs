@@ -96,6 +96,11 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
                     out.push_str(&format!("  ({why})"));
                 }
                 out.push('\n');
+                if wide {
+                    for r in &p.rejected_by {
+                        out.push_str(&format!("{:20}✗ {r}\n", ""));
+                    }
+                }
             }
         }
     }

@@ -164,7 +164,7 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) ->
             let best = match c.decision {
                 "replace" => format!("replace → {}", c.replacement.first().cloned().unwrap_or_default()),
                 "delete" => "delete".to_owned(),
-                _ => format!("none ({})", truncate(c.no_move.as_deref().unwrap_or("no move"), 40)),
+                _ => c.no_move.as_ref().map_or_else(|| "none".to_owned(), |r| format!("none ({})", r.code)),
             };
             let verdict = match (c.decision, c.approved) {
                 ("none", _) => "-".to_owned(),

@@ -41,9 +41,9 @@ pub struct CandidateScore {
     pub approved: bool,
     pub savings_percent: f64,
     pub disruption_percent: f64,
-    /// Why there is no move.
+    /// Why there is no move (`{code, message, ref}`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub no_move: Option<String>,
+    pub no_move: Option<crate::reason::Reason>,
     /// `1.0 base + …` per-pod cost terms (`-o wide`).
     pub cost_terms: String,
 }

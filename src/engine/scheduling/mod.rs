@@ -48,7 +48,12 @@ pub struct PodMove {
     pub to: Destination,
     /// "0/N nodes are available: …" when it found no place; the fit figures otherwise.
     pub why: Vec<String>,
+    /// `node: reason` for each existing node that refused it (at most [`MAX_REJECTIONS`]).
+    pub rejections: Vec<String>,
 }
+
+/// How many per-node refusals a pod keeps for `explain -o wide`.
+pub const MAX_REJECTIONS: usize = 20;
 
 /// A NodeClaim the simulation would launch.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +133,7 @@ struct Simulation<'w, 'c, 'a> {
     claims: Vec<Claim<'w, 'a>>,
     queue: Vec<(&'a Pod, bool)>,
     results: Results,
+    rejections: Vec<String>,
 }
 
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
@@ -166,6 +172,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             claims: Vec::new(),
             queue,
             results: Results::default(),
+            rejections: Vec::new(),
         }
     }
 
@@ -188,7 +195,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 }
                 Err(why) => (Destination::Nowhere, why),
             };
-            self.results.moves.push(PodMove { pod: key, pending, to, why });
+            let rejections = std::mem::take(&mut self.rejections);
+            self.results.moves.push(PodMove { pod: key, pending, to, why, rejections });
         }
         for (i, claim) in self.claims.iter().enumerate() {
             let out = &mut self.results.new_claims[i];
@@ -208,6 +216,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let pod_reqs = node_requirements(pod, strict, self.world.cluster);
         let mut failures: BTreeMap<String, usize> = BTreeMap::new();
         let mut existing = 0;
+        self.rejections.clear();
         for &i in &self.world.order {
             if self.excluded.contains(&i) {
                 continue;
@@ -221,7 +230,12 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     placed.host_ports.extend(host_ports(pod));
                     return Ok((Target::Existing(i), why));
                 }
-                Err(reason) => *failures.entry(reason).or_default() += 1,
+                Err(reason) => {
+                    if self.rejections.len() < MAX_REJECTIONS {
+                        self.rejections.push(format!("{}: {reason}", self.world.nodes[i].name));
+                    }
+                    *failures.entry(reason).or_default() += 1;
+                }
             }
         }
         let mut open: Vec<usize> = (0..self.claims.len()).collect();

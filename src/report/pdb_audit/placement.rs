@@ -117,11 +117,8 @@ pub(super) fn crowded<'a>(view: &View<'_, 'a>) -> Vec<Draft<'a>> {
             .into_iter()
             .filter(|(_, on)| on.len() >= 2 && i32::try_from(on.len()).unwrap_or(i32::MAX) > allowed)
             .collect();
-        if crowded.is_empty() {
-            continue;
-        }
         crowded.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
-        let (node, on) = &crowded[0];
+        let Some((node, on)) = crowded.first() else { continue };
         let k = on.len();
         let id = &workload.id;
         let rule = &view.rule;
@@ -256,8 +253,8 @@ fn no_pdb_finding<'a>(ctx: &Context<'a>, workload: &Workload<'a>) -> Draft<'a> {
         replicas(workload.replicas),
         list(&nodes, 3)
     );
-    if workload.pods.len() >= 2 && nodes.len() == 1 {
-        message.push_str(&format!(", and all {} sit on {}", workload.pods.len(), nodes[0]));
+    if let (true, [only]) = (workload.pods.len() >= 2, nodes.as_slice()) {
+        message.push_str(&format!(", and all {} sit on {only}", workload.pods.len()));
     }
     let create = format!(
         "kubectl create poddisruptionbudget {} -n {} --selector={} --max-unavailable=1",
