@@ -136,6 +136,10 @@ fn build_report(
             (Report::Score(report::score::score(&pool)), EXIT_OK)
         }
         Command::PdbAudit { fail_on } => {
+            if let Some(selector) = &cli.kube.selector {
+                report::pdb_audit::parse_selector(selector)
+                    .map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
+            }
             let scope = scope(cli, source);
             let audit = report::pdb_audit::pdb_audit(snapshot, now, &scope);
             let exit = match fail_on {

@@ -151,8 +151,10 @@ pub const VOLUME_ZONE: Upstream =
 pub const PDB_DISRUPTIONS: Upstream = Upstream {
     project: Project::Kubernetes,
     path: "pkg/controller/disruption/disruption.go",
-    function: "DisruptionController.getExpectedScale",
+    function: "DisruptionController.getExpectedPodCount",
 };
+pub const DELETE_EXPIRING_PODS: Upstream =
+    karpenter("pkg/controllers/node/termination/terminator/terminator.go", "Terminator.DeleteExpiringPods");
 
 #[cfg(test)]
 mod tests {

@@ -61,8 +61,8 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
     let resources: Vec<String> = ["cpu", "memory", "pods"]
         .iter()
         .filter_map(|k| {
-            let alloc = e.allocatable.get(*k)?;
-            Some(format!("{k} {}/{alloc}", e.requested.get(*k).map_or("0", String::as_str)))
+            let alloc = n.allocatable.get(*k)?;
+            Some(format!("{k} {}/{alloc}", n.requested.get(*k).map_or("0", String::as_str)))
         })
         .collect();
     if !resources.is_empty() {

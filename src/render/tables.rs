@@ -60,7 +60,7 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
     let mut headers =
         vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "COST", "VERDICT", "ACTION"];
     if wide {
-        headers.extend(["ZONE", "NODECLAIM", "BLOCKERS"]);
+        headers.extend(["ZONE", "NODECLAIM", "CPU REQ/ALLOC", "MEMORY REQ/ALLOC", "BLOCKERS"]);
     }
     headers.push("WHY");
     let rows = p
@@ -81,6 +81,12 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
             if wide {
                 row.push(n.zone.clone().unwrap_or_else(|| "-".into()));
                 row.push(n.node_claim.clone().unwrap_or_else(|| "-".into()));
+                let usage = |k: &str| match n.allocatable.get(k) {
+                    Some(alloc) => format!("{}/{alloc}", n.requested.get(k).map_or("0", String::as_str)),
+                    None => "-".to_owned(),
+                };
+                row.push(usage("cpu"));
+                row.push(usage("memory"));
                 let codes: Vec<String> = n.blockers.iter().map(ToString::to_string).collect();
                 row.push(if codes.is_empty() { "-".into() } else { codes.join(",") });
             }

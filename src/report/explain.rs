@@ -21,8 +21,6 @@ pub struct NodeExplanation {
     pub node: NodeSummary,
     pub steps: Vec<Step>,
     pub pods: Vec<PodView>,
-    pub allocatable: std::collections::BTreeMap<String, String>,
-    pub requested: std::collections::BTreeMap<String, String>,
     /// Karpenter's latest Events about the node or its NodeClaim.
     pub events: Vec<EventView>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -55,7 +53,6 @@ pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str) -> Option<NodeE
             )],
         });
     }
-    let fmt = |r: &crate::snapshot::Resources| r.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
     Some(NodeExplanation {
         api_version: super::API_VERSION,
         kind: "NodeExplanation",
@@ -64,8 +61,6 @@ pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str) -> Option<NodeE
         node: NodeSummary::from_verdict(n),
         steps,
         pods: n.pods.clone(),
-        allocatable: fmt(&n.allocatable),
-        requested: fmt(&n.requested),
         events,
         uncertain: replay.uncertain.clone(),
     })

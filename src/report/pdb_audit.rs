@@ -162,7 +162,7 @@ impl FindingCode {
             | FindingCode::LooserThanIntended
             | FindingCode::NoMatchingPods => upstream::PDB_DISRUPTIONS,
             FindingCode::CurrentlyBlocking | FindingCode::MultiplePdbs | FindingCode::NoPdb => upstream::CAN_EVICT_PODS,
-            FindingCode::GracePeriodOverrides => upstream::VALIDATE_PODS_DISRUPTABLE,
+            FindingCode::GracePeriodOverrides => upstream::DELETE_EXPIRING_PODS,
         }
     }
 

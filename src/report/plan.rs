@@ -1,5 +1,7 @@
 //! `plan`: the round (which method acts, its commands) and one verdict line per node.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::engine::method::Replacement;
@@ -54,6 +56,9 @@ pub struct NodeSummary {
     pub price: Option<f64>,
     /// Active pods on the node.
     pub pod_count: usize,
+    /// Requests of the node's non-terminal pods, and what the node can hold.
+    pub requested: BTreeMap<String, String>,
+    pub allocatable: BTreeMap<String, String>,
     pub blockers: Vec<Code>,
     pub reasons: Vec<Reason>,
 }
@@ -74,6 +79,8 @@ impl NodeSummary {
             disruption_cost: n.disruption_cost,
             price: n.price,
             pod_count: n.pod_count,
+            requested: quantities(&n.requested),
+            allocatable: quantities(&n.allocatable),
             blockers: n.blockers.clone(),
             reasons: n.reasons.clone(),
         }
@@ -106,4 +113,9 @@ pub fn plan(replay: &Replay, overrides: &[String]) -> Plan {
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
     }
+}
+
+/// Quantities as Kubernetes prints them.
+fn quantities(r: &crate::snapshot::Resources) -> BTreeMap<String, String> {
+    r.iter().map(|(k, v)| (k.clone(), v.to_string())).collect()
 }
