@@ -22,3 +22,6 @@ pub mod snapshot;
 pub mod source;
 pub mod upstream;
 pub mod whatif;
+
+#[cfg(test)]
+mod testing;

@@ -160,14 +160,7 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
         }
     }
     let commands: Vec<&Command> = acting.as_ref().map(|(_, o)| o.commands.iter().collect()).unwrap_or_default();
-    let nodes = candidates
-        .iter()
-        .map(|c| {
-            let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
-            verdict(&ctx, c, command, acting.as_ref().map(|(m, _)| *m), skipped.get(&c.index))
-        })
-        .collect();
-    let uncertain = snapshot
+    let uncertain: Vec<Reason> = snapshot
         .info
         .unread
         .iter()
@@ -176,6 +169,15 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
                 Code::Uncertain,
                 format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason),
             )
+        })
+        .collect();
+    let nodes = candidates
+        .iter()
+        .map(|c| {
+            let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
+            let mut v = verdict(&ctx, c, command, acting.as_ref().map(|(m, _)| *m), skipped.get(&c.index));
+            v.reasons.extend(uncertain.iter().cloned());
+            v
         })
         .collect();
     Replay {
@@ -545,4 +547,114 @@ fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {
 /// Sum of a resource in a resource list, for display.
 pub fn amount(r: &Resources, key: &str) -> Quantity {
     r.get(key).copied().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{replay, Action, Verdict};
+    use crate::reason::Code;
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn node_of<'r>(r: &'r super::Replay, name: &str) -> &'r super::NodeVerdict {
+        r.nodes.iter().find(|n| n.name == name).expect("node in replay")
+    }
+
+    fn two_nodes(extra: Vec<serde_json::Value>) -> crate::snapshot::Snapshot {
+        let mut objects = vec![node_pool("default")];
+        objects.extend(managed_node("node-a"));
+        objects.extend(managed_node("node-b"));
+        objects.push(pod("keep", "node-b"));
+        objects.extend(extra);
+        snapshot(objects)
+    }
+
+    #[test]
+    fn emptiness_runs_before_drift() {
+        let [node, claim] = managed_node("node-c");
+        let claim = set(
+            claim,
+            "/status/conditions",
+            json!([
+            {"type": "Initialized", "status": "True"}, {"type": "Consolidatable", "status": "True"},
+            {"type": "Drifted", "status": "True", "reason": "NodePoolDrifted"}]),
+        );
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert_eq!(r.method.map(super::Method::as_str), Some("Emptiness"));
+        assert!(r.commands[0].candidates.contains(&"node-c".to_owned()));
+    }
+
+    #[test]
+    fn do_not_disrupt_pod_blocks_and_lifting_it_would_consolidate() {
+        let guarded =
+            set(pod("guarded", "node-a"), "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let r = replay(&two_nodes(vec![guarded]), now());
+        let a = node_of(&r, "node-a");
+        assert_eq!((a.verdict, a.reason, a.action), (Verdict::Blocked, Some("Underutilized"), Action::None));
+        assert_eq!(a.blockers, vec![Code::DoNotDisruptPod]);
+    }
+
+    #[test]
+    fn node_annotation_blocks_only_when_exactly_true() {
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "false"}));
+        let r = replay(&two_nodes(vec![node, claim, pod("p", "node-c")]), now());
+        assert!(!node_of(&r, "node-c").blockers.contains(&Code::DoNotDisruptNode));
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let r = replay(&two_nodes(vec![node, claim, pod("p", "node-c")]), now());
+        assert!(node_of(&r, "node-c").blockers.contains(&Code::DoNotDisruptNode));
+    }
+
+    #[test]
+    fn deleting_nodeclaim_is_marked_for_deletion_and_consumes_budget() {
+        let [node, claim] = managed_node("node-c");
+        let claim = set(claim, "/metadata/deletionTimestamp", json!("2026-11-29T09:59:00Z"));
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert!(node_of(&r, "node-c").blockers.contains(&Code::MarkedForDeletion));
+        assert_eq!(r.budgets["default"].disrupting, vec!["node-c".to_owned()]);
+    }
+
+    #[test]
+    fn consolidate_after_not_elapsed_says_how_long() {
+        let mut s = two_nodes(vec![pod("p", "node-a")]);
+        let pool = s.node_pools[0].spec.disruption.as_mut().expect("disruption");
+        pool.consolidate_after = Some("3h".into());
+        let r = replay(&s, now());
+        let a = node_of(&r, "node-a");
+        assert!(a.blockers.contains(&Code::NotConsolidatableYet), "{:?}", a.blockers);
+        let reason = a.reasons.iter().find(|r| r.code == Code::NotConsolidatableYet).expect("reason");
+        assert!(reason.message.ends_with("consolidatable in 1h"), "{}", reason.message);
+    }
+
+    #[test]
+    fn unknown_nodepool_and_missing_label_are_gates() {
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/labels/karpenter.sh~1nodepool", json!("ghost"));
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert!(
+            node_of(&r, "node-c").blockers.contains(&Code::NodePoolNotFound),
+            "{:?}",
+            node_of(&r, "node-c").blockers
+        );
+    }
+
+    #[test]
+    fn budget_zero_blocks_the_underutilized_node() {
+        let mut s = two_nodes(vec![pod("p", "node-a")]);
+        let pool = s.node_pools[0].spec.disruption.as_mut().expect("disruption");
+        pool.budgets = Some(vec![crate::snapshot::Budget { nodes: "0".into(), ..Default::default() }]);
+        let r = replay(&s, now());
+        assert!(r.method.is_none());
+        assert!(node_of(&r, "node-a").blockers.contains(&Code::BudgetExhausted));
+    }
+
+    #[test]
+    fn same_input_same_verdicts() {
+        let s = two_nodes(vec![pod("p", "node-a")]);
+        let a = replay(&s, now());
+        let b = replay(&s, now());
+        assert_eq!(a.nodes, b.nodes);
+    }
 }

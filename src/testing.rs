@@ -1,0 +1,81 @@
+//! Test builders: small Kubernetes-shaped objects as JSON, turned into a [`Snapshot`] the way
+//! the file source does it. The Rust counterpart of Karpenter's `test.Pod()`, `test.NodePool()`.
+
+use serde_json::{json, Value};
+
+use crate::snapshot::Snapshot;
+
+pub const NOW: &str = "2026-11-29T10:00:00Z";
+const EARLIER: &str = "2026-11-29T08:00:00Z";
+
+/// A snapshot from objects, with the clock at [`NOW`] and a small catalogue.
+pub fn snapshot(objects: Vec<Value>) -> Snapshot {
+    let mut documents = vec![
+        json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": NOW}),
+        json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes", "items": [
+            {"name": "m.large", "capacity": {"cpu": "2", "memory": "8Gi", "pods": "29"},
+             "offerings": [{"zone": "zone-a", "capacityType": "on-demand", "price": 0.1},
+                           {"zone": "zone-a", "capacityType": "spot", "price": 0.04}]},
+            {"name": "m.xlarge", "capacity": {"cpu": "4", "memory": "16Gi", "pods": "58"},
+             "offerings": [{"zone": "zone-a", "capacityType": "on-demand", "price": 0.2},
+                           {"zone": "zone-a", "capacityType": "spot", "price": 0.08}]}]}),
+    ];
+    documents.extend(objects);
+    Snapshot::from_documents(documents).expect("test snapshot decodes")
+}
+
+pub fn now() -> jiff::Timestamp {
+    NOW.parse().expect("valid")
+}
+
+/// A NodePool `default` (WhenEmptyOrUnderutilized, consolidateAfter 0s, budget 100%).
+pub fn node_pool(name: &str) -> Value {
+    json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+           "spec": {"template": {"spec": {"requirements": [
+                {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}},
+                    "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
+                                   "budgets": [{"nodes": "100%"}]}}})
+}
+
+/// A managed, initialized, consolidatable node of pool `default` and its NodeClaim.
+pub fn managed_node(name: &str) -> [Value; 2] {
+    let labels = json!({"kubernetes.io/hostname": name, "node.kubernetes.io/instance-type": "m.xlarge",
+        "topology.kubernetes.io/zone": "zone-a", "karpenter.sh/capacity-type": "on-demand",
+        "karpenter.sh/nodepool": "default", "karpenter.sh/registered": "true", "karpenter.sh/initialized": "true"});
+    let provider = format!("aws:///zone-a/{name}");
+    [
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+               "spec": {"providerID": provider},
+               "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "58"},
+                          "capacity": {"cpu": "4", "memory": "16Gi", "pods": "58"},
+                          "conditions": [{"type": "Ready", "status": "True"}]}}),
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": format!("claim-{name}"), "labels": labels},
+               "status": {"nodeName": name, "providerID": provider, "lastPodEventTime": EARLIER,
+                          "conditions": [{"type": "Initialized", "status": "True", "lastTransitionTime": EARLIER},
+                                         {"type": "Consolidatable", "status": "True", "lastTransitionTime": EARLIER}]}}),
+    ]
+}
+
+/// A running pod of a ReplicaSet on `node`, requesting 100m / 128Mi.
+pub fn pod(name: &str, node: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default", "labels": {"app": name},
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "controller": true}]},
+           "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]},
+           "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+}
+
+/// Sets a JSON pointer inside an object (creating objects on the way).
+pub fn set(mut object: Value, pointer: &str, value: Value) -> Value {
+    let mut target = &mut object;
+    for raw in pointer.trim_start_matches('/').split('/') {
+        let part = raw.replace("~1", "/").replace("~0", "~");
+        let part = part.as_str();
+        if target.get(part).is_none() {
+            target[part] = json!({});
+        }
+        target = &mut target[part];
+    }
+    *target = value;
+    object
+}
