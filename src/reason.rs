@@ -182,6 +182,14 @@ impl Reason {
     }
 }
 
+/// The first few names and a count (`a b c … +12 more`), for messages and tables.
+pub fn abbreviate(names: &[String]) -> String {
+    if names.len() <= 4 {
+        return names.join(" ");
+    }
+    format!("{} … +{} more", names[..3].join(" "), names.len() - 3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Code, Reason};

@@ -79,3 +79,11 @@ pub fn set(mut object: Value, pointer: &str, value: Value) -> Value {
     *target = value;
     object
 }
+
+/// The built-in demo snapshot (the seed incident), parsed without the file source so that core
+/// modules' tests stay inside the layering rules.
+pub fn demo() -> Snapshot {
+    let documents: Vec<Value> =
+        serde_saphyr::from_multiple(include_str!("source/demo.yaml")).expect("the demo snapshot parses");
+    Snapshot::from_documents(documents.into_iter().filter(|d| !d.is_null()).collect()).expect("the demo decodes")
+}

@@ -209,7 +209,7 @@ fn cost_note(pods: &[&Pod], total: f64) -> Reason {
         }
         terms.push(detail);
     }
-    Reason::new(Code::DisruptionCost, format!("disruption cost {total:.2} = {}", terms.join(" + ")))
+    Reason::new(Code::DisruptionCost, format!("{total:.2} = {}", terms.join(" + ")))
 }
 
 /// consolidateAfter of a NodePool: `None` for `Never`, else the duration (default `0s`).

@@ -217,26 +217,13 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
     if !node.managed() || node.node.is_none() || c.pool.is_none() {
         return no_reason(vec![]);
     }
+    let mut findings = classify(ctx, c);
     if c.is_empty() {
-        return Lifted {
-            reason: Some("Empty"),
-            findings: vec![Reason::new(
-                Code::Empty,
-                format!(
-                    "empty: disruption cost {:.2} <= 1.0 (no pod with a positive eviction cost)",
-                    c.disruption_cost
-                ),
-            )],
-            results: None,
-        };
+        return Lifted { reason: Some("Empty"), findings, results: None };
     }
-    let mut findings = vec![Reason::new(
-        Code::NotEmpty,
-        format!("not empty: {} reschedulable pod(s), disruption cost {:.2}", c.reschedulable.len(), c.disruption_cost),
-    )];
     if drift::is_drifted(cluster, c) {
-        let results = scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false });
-        findings.push(Reason::new(Code::Drifted, "NodeClaim condition Drifted is True"));
+        let results =
+            scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false, lift_pod_gates: true });
         if let Some(errors) = results.non_pending_errors() {
             findings.push(
                 Reason::new(Code::PodsCannotReschedule, method::consolidation::sentence(&errors))
@@ -245,7 +232,6 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
         }
         return Lifted { reason: Some("Drifted"), findings, results: Some(results) };
     }
-    findings.push(Reason::new(Code::NotDrifted, "not drifted"));
     if c.is_static() {
         return no_reason(findings);
     }
@@ -260,13 +246,40 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
         ));
         return no_reason(findings);
     }
-    let single = single_node::single_move(ctx, c);
+    let single = single_node::single_move(ctx, c, true);
     if let Some(command) = single.command {
         findings.extend(command.findings.iter().cloned());
         return Lifted { reason: Some("Underutilized"), findings, results: Some(command.results) };
     }
     findings.extend(single.reason);
     Lifted { reason: None, findings, results: single.results }
+}
+
+/// What the node is, before any method decides: empty by cost or not, drifted or not.
+fn classify(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Vec<Reason> {
+    let mut out = Vec::new();
+    if c.is_empty() {
+        out.push(Reason::new(
+            Code::Empty,
+            format!("no pod with a positive eviction cost (disruption cost {:.2} <= 1.0)", c.disruption_cost),
+        ));
+    } else {
+        out.push(Reason::new(
+            Code::NotEmpty,
+            format!("{} reschedulable pod(s), disruption cost {:.2} > 1.0", c.reschedulable.len(), c.disruption_cost),
+        ));
+    }
+    if drift::is_drifted(ctx.cluster, c) {
+        let why = ctx.cluster.nodes[c.index]
+            .claim
+            .and_then(|claim| crate::snapshot::condition(&claim.status.conditions, "Drifted"))
+            .and_then(|d| d.reason.clone())
+            .unwrap_or_default();
+        out.push(Reason::new(Code::Drifted, format!("NodeClaim condition Drifted=True {why}").trim_end().to_owned()));
+    } else if !c.is_empty() {
+        out.push(Reason::new(Code::NotDrifted, "NodeClaim has no Drifted=True condition"));
+    }
+    out
 }
 
 fn verdict(
@@ -281,7 +294,7 @@ fn verdict(
     let lifted = match acting {
         Some(cmd) => Lifted {
             reason: Some(cmd.method.reason()),
-            findings: cmd.findings.clone(),
+            findings: classify(ctx, c).into_iter().chain(cmd.findings.iter().cloned()).collect(),
             results: Some(cmd.results.clone()),
         },
         None => lifted(ctx, c),
@@ -364,7 +377,7 @@ fn verdict(
         steps.push(Step { step: StepKind::Score, ok, findings: score });
     }
     let mut decision = decision_findings(verdict, decision);
-    if decision.is_empty() && steps.iter().all(|s| s.ok) {
+    if verdict == Verdict::Safe && decision.is_empty() && steps.iter().all(|s| s.ok) {
         decision.push(Reason::new(Code::Candidate, "no disruption reason applies"));
     }
     if !decision.is_empty() {
@@ -469,7 +482,7 @@ fn split_findings(findings: &[Reason]) -> Split {
     for f in findings {
         match f.code {
             Code::Empty | Code::NotEmpty | Code::Drifted | Code::NotDrifted | Code::PolicyWhenEmpty
-                if f.upstream != upstream::DRIFT_COMPUTE =>
+                if f.upstream == f.code.upstream() =>
             {
                 classified.push(f.clone());
             }
@@ -519,8 +532,9 @@ fn placement_summary(results: &Results) -> Option<Reason> {
     Some(Reason::new(
         Code::PodsReschedule,
         format!(
-            "{} pod(s): {existing} fit on existing nodes, {new} need {} new NodeClaim(s)",
+            "{} pod(s): {existing} fit on existing nodes, {new} {} {} new NodeClaim(s)",
             moved.len(),
+            if new == 1 { "needs" } else { "need" },
             results.new_claims.len()
         ),
     ))

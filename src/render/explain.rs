@@ -2,8 +2,8 @@
 //! numbers behind each decision, the upstream reference dimmed, and what would change it.
 
 use super::Styles;
-use crate::engine::{StepKind, Verdict};
 use crate::report::explain::NodeExplanation;
+use crate::report::{StepKind, Verdict};
 
 fn step_title(kind: StepKind) -> &'static str {
     match kind {
@@ -29,7 +29,7 @@ fn verdict_line(e: &NodeExplanation, styles: &Styles) -> String {
     let mut line = format!("node/{}  {}", n.name, Styles::paint(style, &verdict));
     match (n.verdict, n.reason) {
         (Verdict::Blocked, Some(r)) => line.push_str(&format!(" from {r}")),
-        (_, _) if n.action != crate::engine::Action::None => {
+        (_, _) if n.action != crate::report::Action::None => {
             line.push_str(&format!(" → {:?}", n.action).to_lowercase());
             if let Some(m) = n.method {
                 line.push_str(&format!(" ({m})"));
@@ -76,7 +76,7 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
         for (j, f) in step.findings.iter().enumerate() {
             let prefix = if j == 0 { " ".to_owned() } else { format!("{:16}", "") };
             out.push_str(&format!(
-                "{prefix}{} {}  {}\n",
+                "{prefix}{}: {}  {}\n",
                 Styles::paint(styles.code, f.code),
                 f.message,
                 Styles::paint(styles.dim, f.upstream)

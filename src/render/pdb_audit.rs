@@ -216,7 +216,7 @@ mod tests {
     use crate::report::Scope;
 
     fn demo_audit() -> crate::report::pdb_audit::PdbAudit {
-        let snapshot = crate::source::file::read_text(include_str!("../source/demo.yaml"), "demo").unwrap();
+        let snapshot = crate::testing::demo();
         let now = snapshot.info.captured_at.unwrap();
         let scope = Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
         pdb_audit(&snapshot, now, &scope)

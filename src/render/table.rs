@@ -40,5 +40,5 @@ pub fn markdown(headers: &[&str], rows: &[Vec<String>]) -> String {
 
 /// `$0.096` style price, or `?` when unknown.
 pub fn price(p: Option<f64>) -> String {
-    p.map_or_else(|| "?".to_owned(), |p| format!("${p:.3}"))
+    p.map_or_else(|| "?".to_owned(), |p| format!("${p:.4}"))
 }

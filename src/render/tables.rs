@@ -2,11 +2,11 @@
 
 use super::table::{kubectl, markdown, price};
 use super::Styles;
-use crate::engine::Verdict;
 use crate::reason::Code;
 use crate::report::budgets::Budgets;
 use crate::report::plan::{NodeSummary, Plan};
 use crate::report::score::Score;
+use crate::report::{Action, Verdict};
 
 fn verdict_text(v: Verdict, styles: &Styles) -> String {
     let (text, style) = match v {
@@ -21,9 +21,9 @@ fn verdict_text(v: Verdict, styles: &Styles) -> String {
 
 fn action_text(n: &NodeSummary) -> &'static str {
     match n.action {
-        crate::engine::Action::Delete => "delete",
-        crate::engine::Action::Replace => "replace",
-        crate::engine::Action::None => "-",
+        Action::Delete => "delete",
+        Action::Replace => "replace",
+        Action::None => "-",
     }
 }
 
@@ -58,7 +58,7 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
         out.push('\n');
     }
     let mut headers =
-        vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "COST", "VERDICT", "ACTION"];
+        vec!["NODE", "NODEPOOL", "INSTANCE-TYPE", "CAPACITY", "PRICE/H", "PODS", "DISRUPTION", "VERDICT", "ACTION"];
     if wide {
         headers.extend(["ZONE", "NODECLAIM", "CPU REQ/ALLOC", "MEMORY REQ/ALLOC", "BLOCKERS"]);
     }
@@ -117,13 +117,13 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
             .replacements
             .iter()
             .map(|r| {
-                let types = crate::engine::method::consolidation::abbreviate(&r.instance_types);
+                let types = crate::reason::abbreviate(&r.instance_types);
                 format!("[{types}] {}", r.capacity_type)
             })
             .collect();
         let target = if replacements.is_empty() { String::new() } else { format!(" -> {}", replacements.join(", ")) };
         out.push_str(&format!(
-            "  {} {}: {}{target} (savings ${:.3}/h)\n",
+            "- {} {}: {}{target} (savings ${:.4}/h)\n",
             c.reason,
             c.decision,
             c.candidates.join(", "),
@@ -131,13 +131,14 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
         ));
     }
     for o in &p.overrides {
-        out.push_str(&format!("  override: {o}\n"));
+        out.push_str(&format!("- override: {o}\n"));
     }
     out
 }
 
 pub(super) fn plan_markdown(p: &Plan) -> String {
-    let mut out = format!("## Consolidation plan\n\n{}\n", round_summary(p, &Styles::plain()));
+    let mut out =
+        format!("## Consolidation plan\n\n{}\n", round_summary(p, &Styles::plain()).replace("\n- ", "\n\n- "));
     let rows: Vec<Vec<String>> = p
         .nodes
         .iter()
@@ -158,11 +159,10 @@ pub(super) fn plan_markdown(p: &Plan) -> String {
 }
 
 pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) -> String {
-    let mut headers = vec!["NODE", "PRICE/H", "PODS", "COST", "BEST MOVE", "SAVINGS", "SCORE", "VERDICT"];
+    let mut headers = vec!["NODE", "PRICE/H", "PODS", "DISRUPTION", "BEST MOVE", "SAVINGS/H", "SCORE", "BALANCED"];
     if wide {
         headers.extend(["SAVINGS%", "DISRUPTION%", "COST TERMS"]);
     }
-    let threshold = format!("≥{:.2}", s.threshold);
     let rows = s
         .candidates
         .iter()
@@ -198,7 +198,7 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) ->
         .collect();
     let mut out = kubectl(&headers, rows, no_headers);
     out.push_str(&format!(
-        "pool {}: policy {}{}, cost ${:.2}/h, disruption {:.2}, baseline {:.3} $/h per unit, k={} (threshold {:.1}, {threshold})\n",
+        "pool {}: policy {}{}, cost ${:.4}/h, disruption {:.2}, baseline {:.4} $/h per unit of disruption, k={}: approve when score >= {:.2}\n",
         s.node_pool,
         s.policy,
         if s.what_if { " (scores show what Balanced would do)" } else { "" },
@@ -221,7 +221,7 @@ pub(super) fn score_markdown(s: &Score) -> String {
                 price(c.price),
                 format!("{:.2}", c.disruption_cost),
                 c.decision.to_owned(),
-                format!("${:.3}", c.savings),
+                format!("${:.4}", c.savings),
                 c.score.map_or_else(|| "-".into(), |v| format!("{v:.2}")),
                 if c.approved { "approved".into() } else { "rejected".into() },
             ]
@@ -263,14 +263,15 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
                 show(r.remaining),
                 if window.is_empty() { "-".into() } else { window },
             ];
+            let active: Vec<String> = pool
+                .budgets
+                .iter()
+                .filter(|s| s.active && s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
+                .map(|s| s.nodes.clone())
+                .collect();
+            row.insert(3, if pool.defaulted { "10% (default)".into() } else { active.join(",") });
             if wide {
-                let active: Vec<String> = pool
-                    .budgets
-                    .iter()
-                    .filter(|s| s.active && s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
-                    .map(|s| s.nodes.clone())
-                    .collect();
-                row.push(if pool.defaulted { "10% (default)".into() } else { active.join(",") });
+                row.push(pool.in_flight.join(","));
             }
             rows.push(row);
         }
@@ -279,13 +280,17 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
 }
 
 pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: bool) -> String {
-    let mut headers = vec!["NODEPOOL", "REASON", "NODES", "ALLOWED", "IN-FLIGHT", "REMAINING", "WINDOW"];
+    let mut headers =
+        vec!["NODEPOOL", "REASON", "POOL NODES", "ACTIVE BUDGETS", "ALLOWED", "IN-FLIGHT", "REMAINING", "WINDOW"];
     if wide {
-        headers.push("ACTIVE BUDGETS");
+        headers.push("IN-FLIGHT NODES");
     }
     kubectl(&headers, budget_rows(b, wide), no_headers)
 }
 
 pub(super) fn budgets_markdown(b: &Budgets) -> String {
-    markdown(&["NodePool", "Reason", "Nodes", "Allowed", "In flight", "Remaining", "Window"], &budget_rows(b, false))
+    markdown(
+        &["NodePool", "Reason", "Pool nodes", "Active budgets", "Allowed", "In flight", "Remaining", "Window"],
+        &budget_rows(b, false),
+    )
 }

@@ -11,6 +11,7 @@ pub mod score;
 
 use serde::Serialize;
 
+pub use crate::engine::{Action, StepKind, Verdict};
 pub use crate::snapshot::API_VERSION;
 
 /// Which namespaces and pods a namespaced command looks at.

@@ -121,17 +121,20 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
         start = pos + 1;
     }
     let object = found_object.or_else(|| text.find(&format!("name: {object_name}")))?;
-    let mut cursor = object;
-    let keys: Vec<&str> =
+    let end = text[object + 1..].find("\n---").map_or(text.len(), |p| p + object + 1);
+    let mut keys: Vec<&str> =
         e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
-    let object_start = text[..object].rfind("\n- ").map_or(0, |p| p + 1);
-    cursor = cursor.min(object_start.max(cursor.saturating_sub(400)));
+    if e.message.starts_with("has no") {
+        keys.pop();
+    }
+    let mut cursor = object;
     for key in keys {
-        let yaml = text[cursor..].find(&format!("{key}:"));
-        let json = text[cursor..].find(&format!("\"{key}\""));
+        let window = &text[cursor..end];
+        let yaml = window.find(&format!("{key}:"));
+        let json = window.find(&format!("\"{key}\""));
         match yaml.into_iter().chain(json).min() {
             Some(p) => cursor += p,
-            None => return Some(object),
+            None => break,
         }
     }
     Some(cursor)

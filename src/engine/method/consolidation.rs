@@ -41,10 +41,15 @@ pub enum Kind {
 }
 
 /// Mirrors [`crate::upstream::COMPUTE_CONSOLIDATION`].
-pub fn compute_consolidation(world: &World<'_, '_>, candidates: &[&Candidate<'_>], kind: Kind) -> Move {
+pub fn compute_consolidation(
+    world: &World<'_, '_>,
+    candidates: &[&Candidate<'_>],
+    kind: Kind,
+    lift_pod_gates: bool,
+) -> Move {
     let cluster = world.cluster;
     let indices: Vec<usize> = candidates.iter().map(|c| c.index).collect();
-    let results = scheduling::simulate(world, &indices, Options { consolidation: true });
+    let results = scheduling::simulate(world, &indices, Options { consolidation: true, lift_pod_gates });
     let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     let nothing = |results: Results, reason: Reason| Move {
         decision: None,
@@ -164,7 +169,7 @@ pub fn compute_consolidation(world: &World<'_, '_>, candidates: &[&Candidate<'_>
         Code::Replacement,
         format!(
             "replace with 1 of [{}] ({}) worst price ${:.4}/h < ${candidate_price:.4}/h",
-            abbreviate(&replacement.instance_types),
+            crate::reason::abbreviate(&replacement.instance_types),
             replacement.capacity_type,
             replacement.worst_price.unwrap_or(0.0)
         ),
@@ -248,14 +253,6 @@ fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -
         worst_price: worst,
         cheapest_price: cheapest,
     }
-}
-
-/// The first few names and a count, for messages.
-pub fn abbreviate(names: &[String]) -> String {
-    if names.len() <= 4 {
-        return names.join(" ");
-    }
-    format!("{} … +{} more", names[..3].join(" "), names.len() - 3)
 }
 
 /// Karpenter sentence-cases error text in events (`pretty.Sentence`).

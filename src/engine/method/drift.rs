@@ -43,7 +43,8 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             ));
             continue;
         }
-        let results = scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false });
+        let results =
+            scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false, lift_pod_gates: false });
         if let Some(errors) = results.non_pending_errors() {
             outcome.skipped.entry(c.index).or_default().push(
                 Reason::new(Code::PodsCannotReschedule, super::consolidation::sentence(&errors))
@@ -64,9 +65,14 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             })
             .collect();
         let decision = if replacements.is_empty() { Decision::Delete } else { Decision::Replace };
+        let types: Vec<String> =
+            replacements.iter().map(|r| format!("[{}]", crate::reason::abbreviate(&r.instance_types))).collect();
         let findings = vec![Reason::new(
             Code::Drifted,
-            format!("drifted: {} replacement NodeClaim(s), no price check", replacements.len()),
+            match replacements.len() {
+                0 => "delete: every pod fits on existing nodes (no price check for drift)".to_owned(),
+                n => format!("replace with {n} NodeClaim(s) {} (no price check for drift)", types.join(" ")),
+            },
         )
         .at(upstream::DRIFT_COMPUTE)];
         outcome.commands.push(Command {

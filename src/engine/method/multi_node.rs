@@ -45,7 +45,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     while min <= max {
         let mid = usize::midpoint(min, max);
         let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
-        let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi);
+        let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi, false);
         let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
         if scored {
             best = Some((prefix, attempt));

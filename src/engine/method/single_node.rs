@@ -55,7 +55,7 @@ fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> 
             "no allowed disruptions for disruption reason Underutilized in its NodePool",
         ));
     }
-    let single = single_move(ctx, c);
+    let single = single_move(ctx, c, false);
     if let Some(command) = single.command {
         outcome.commands.push(command);
     }
@@ -74,7 +74,7 @@ pub struct SingleMove {
 /// The single-node move for one candidate, as `SingleNodeConsolidation` judges it: the
 /// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
 /// each node's own verdict.
-pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
+pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
         let reason = Reason::new(
             Code::BalancedScoreTooLow,
@@ -83,7 +83,7 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
         .at(upstream::CAN_PASS_THRESHOLD);
         return SingleMove { command: None, reason: Some(reason), results: None };
     }
-    let m = compute_consolidation(ctx.world, &[c], Kind::Single);
+    let m = compute_consolidation(ctx.world, &[c], Kind::Single, lift_pod_gates);
     let Some(decision) = m.decision else {
         return SingleMove { command: None, reason: m.findings.into_iter().next(), results: Some(m.results) };
     };

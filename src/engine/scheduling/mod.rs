@@ -95,6 +95,9 @@ impl Results {
 pub struct Options {
     /// A consolidation simulation (applies the consolidateAfter destination rule).
     pub consolidation: bool,
+    /// Also move the candidates' do-not-disrupt and fully PDB-blocked pods: the replay of a
+    /// blocked node "with its gates lifted".
+    pub lift_pod_gates: bool,
 }
 
 /// Simulates removing `candidates` (indices into the cluster's nodes).
@@ -148,7 +151,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             if candidates.contains(&i) || node.marked_for_deletion() {
                 excluded.insert(i);
                 for p in &node.pods {
-                    if pod::is_reschedulable(p) && limits.is_currently_reschedulable(p, now) {
+                    let lifted = options.lift_pod_gates && candidates.contains(&i);
+                    if pod::is_reschedulable(p) && (lifted || limits.is_currently_reschedulable(p, now)) {
                         queue.push((p, false));
                     }
                 }

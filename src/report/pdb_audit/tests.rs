@@ -546,7 +546,7 @@ fn scope_namespace_all_namespaces_and_selector() {
 /// The built-in demo is the 001 seed's incident: two single-replica apps under maxUnavailable 1.
 #[test]
 fn demo_snapshot_reports_the_seed_incident() {
-    let snapshot = crate::source::file::read_text(crate::source::DEMO_SNAPSHOT, "demo").unwrap();
+    let snapshot = crate::testing::demo();
     let scope = Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
     let audit = pdb_audit(&snapshot, snapshot.info.captured_at.unwrap(), &scope);
     let critical: Vec<(FindingCode, Option<String>)> =
