@@ -122,7 +122,7 @@ fn build_report(
         Command::Explain { target } => {
             let replay = engine::replay(snapshot, now);
             let name = resolve_node(&replay, snapshot, target, cli.kube.namespace.as_deref())?;
-            let explanation = report::explain::explain(&replay, snapshot, &name)
+            let explanation = report::explain::explain(&replay, snapshot, &name, overrides)
                 .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
             (Report::Explain(Box::new(explanation)), EXIT_OK)
         }
@@ -133,7 +133,7 @@ fn build_report(
             let pool = engine::scoring::score_pool(snapshot, now, &target.name).ok_or_else(|| {
                 not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
             })?;
-            (Report::Score(report::score::score(&pool)), EXIT_OK)
+            (Report::Score(report::score::score(&pool, overrides)), EXIT_OK)
         }
         Command::PdbAudit { fail_on } => {
             if let Some(selector) = &cli.kube.selector {

@@ -217,4 +217,65 @@ mod tests {
         assert!(free.approved && free.score.is_infinite());
         assert!(score_move(0.5, 1.0, Totals { total_cost: 1.0, total_disruption_cost: 1.0 }).approved);
     }
+
+    fn pool(name: &str, policy: &str) -> crate::snapshot::NodePool {
+        let mut p = crate::snapshot::NodePool::default();
+        p.metadata.name = name.into();
+        p.spec.disruption =
+            Some(crate::snapshot::Disruption { consolidation_policy: Some(policy.into()), ..Default::default() });
+        p
+    }
+
+    fn candidate<'a>(pool: &'a crate::snapshot::NodePool, price: f64, cost: f64) -> super::Candidate<'a> {
+        super::Candidate {
+            index: 0,
+            name: "n".into(),
+            pool: Some(pool),
+            instance_type: None,
+            price: Some(price),
+            reschedulable: Vec::new(),
+            disruption_cost: cost,
+            node_gates: Vec::new(),
+            pod_gates: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn savings_are_apportioned_by_source_price_and_every_balanced_pool_must_approve() {
+        let (a, b) = (pool("a", "Balanced"), pool("b", "Balanced"));
+        let (ca, cb) = (candidate(&a, 3.0, 2.0), candidate(&b, 1.0, 2.0));
+        let totals: std::collections::BTreeMap<String, Totals> = [
+            ("a".to_owned(), Totals { total_cost: 10.0, total_disruption_cost: 20.0 }),
+            ("b".to_owned(), Totals { total_cost: 10.0, total_disruption_cost: 20.0 }),
+        ]
+        .into();
+        let scores = super::evaluate_move(&[&ca, &cb], 1.6, &totals, false).expect("both pools scored");
+        assert!((scores[0].1.savings - 1.2).abs() < 1e-9, "pool a gets 3/4 of the savings");
+        assert!((scores[1].1.savings - 0.4).abs() < 1e-9, "pool b gets 1/4");
+        assert!(scores[0].1.approved && !scores[1].1.approved, "{scores:?}");
+    }
+
+    #[test]
+    fn pools_on_other_policies_are_not_scored() {
+        let (a, b) = (pool("a", "Balanced"), pool("b", "WhenEmptyOrUnderutilized"));
+        let (ca, cb) = (candidate(&a, 1.0, 2.0), candidate(&b, 1.0, 2.0));
+        let totals = [("a".to_owned(), Totals { total_cost: 10.0, total_disruption_cost: 20.0 })].into();
+        let scores = super::evaluate_move(&[&ca, &cb], 2.0, &totals, false).expect("pool a scored");
+        assert_eq!(scores.len(), 1);
+        assert_eq!(scores[0].0, "a");
+        assert!(super::evaluate_move(&[&cb], 1.0, &totals, false).is_none());
+    }
+
+    #[test]
+    fn pre_cut_scores_a_plain_delete_and_passes_unknown_totals() {
+        let a = pool("a", "Balanced");
+        let cheap_busy = candidate(&a, 0.1, 10.0);
+        let totals = [("a".to_owned(), Totals { total_cost: 10.0, total_disruption_cost: 20.0 })].into();
+        let s = super::can_pass_threshold(&cheap_busy, &totals).expect("scored");
+        assert!(!s.approved && (s.score - 0.02).abs() < 1e-9, "{s:?}");
+        assert!(super::can_pass_threshold(&cheap_busy, &std::collections::BTreeMap::new()).is_none());
+        let other = pool("o", "WhenEmpty");
+        assert!(super::can_pass_threshold(&candidate(&other, 0.1, 10.0), &totals).is_none());
+    }
 }

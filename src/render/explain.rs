@@ -122,6 +122,9 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
             out.push_str(&format!("  - {h}\n"));
         }
     }
+    for o in &e.overrides {
+        out.push_str(&format!("override: {o}\n"));
+    }
     for u in &e.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
     }

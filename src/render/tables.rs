@@ -208,6 +208,9 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) ->
         s.k,
         s.threshold,
     ));
+    for o in &s.overrides {
+        out.push_str(&format!("override: {o}\n"));
+    }
     out
 }
 

@@ -25,6 +25,9 @@ pub struct NodeExplanation {
     pub events: Vec<EventView>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uncertain: Vec<Reason>,
+    /// What-if overrides applied before the replay.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -39,7 +42,7 @@ pub struct EventView {
 }
 
 /// Explains one node (by Node or NodeClaim name); `None` when it is not in the replay.
-pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str) -> Option<NodeExplanation> {
+pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str, overrides: &[String]) -> Option<NodeExplanation> {
     let n = replay.nodes.iter().find(|n| n.name == name || n.node_claim.as_deref() == Some(name))?;
     let events = events(snapshot, &n.name, n.node_claim.as_deref(), n.verdict);
     let mut steps = n.steps.clone();
@@ -63,6 +66,7 @@ pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str) -> Option<NodeE
         pods: n.pods.clone(),
         events,
         uncertain: replay.uncertain.clone(),
+        overrides: overrides.to_vec(),
     })
 }
 

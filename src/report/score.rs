@@ -24,6 +24,9 @@ pub struct Score {
     /// $/h per unit of disruption across the pool: `poolCost / poolDisruptionCost`.
     pub baseline: f64,
     pub candidates: Vec<CandidateScore>,
+    /// What-if overrides applied before the replay.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,7 +52,7 @@ pub struct CandidateScore {
 }
 
 /// Projects a pool's scores.
-pub fn score(pool: &PoolScore) -> Score {
+pub fn score(pool: &PoolScore, overrides: &[String]) -> Score {
     let t = pool.totals;
     Score {
         api_version: super::API_VERSION,
@@ -85,5 +88,6 @@ pub fn score(pool: &PoolScore) -> Score {
                 cost_terms: m.cost_terms.clone(),
             })
             .collect(),
+        overrides: overrides.to_vec(),
     }
 }
