@@ -38,20 +38,29 @@ impl EvictionBlock {
 #[derive(Debug, Clone, Copy)]
 pub struct Limits<'a> {
     pdbs: &'a [PodDisruptionBudget],
+    /// Sorted by namespace (as a `Snapshot` keeps them): a pod's PDBs are found by bisection.
+    sorted: bool,
 }
 
 impl<'a> Limits<'a> {
     pub fn new(pdbs: &'a [PodDisruptionBudget]) -> Self {
-        Limits { pdbs }
+        Limits { pdbs, sorted: pdbs.is_sorted_by_key(|p| p.metadata.namespace()) }
     }
 
     /// Every PDB that selects the pod (same namespace, selector matches).
     pub fn matching(&self, pod: &Pod) -> Vec<&'a PodDisruptionBudget> {
-        self.pdbs
+        let ns = pod.metadata.namespace();
+        let same_namespace = if self.sorted {
+            let start = self.pdbs.partition_point(|p| p.metadata.namespace() < ns);
+            let len = self.pdbs[start..].partition_point(|p| p.metadata.namespace() == ns);
+            &self.pdbs[start..start + len]
+        } else {
+            self.pdbs
+        };
+        same_namespace
             .iter()
             .filter(|p| {
-                p.metadata.namespace() == pod.metadata.namespace()
-                    && selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels)
+                p.metadata.namespace() == ns && selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels)
             })
             .collect()
     }

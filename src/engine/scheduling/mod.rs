@@ -218,6 +218,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<(Target, String), Vec<String>> {
         let requests = self.world.requests(pod);
         let pod_reqs = node_requirements(pod, strict, self.world.cluster);
+        let rules = if has_topology(pod) || !self.world.anti_affinity_groups.is_empty() {
+            topology::prepare(pod, self, strict)
+        } else {
+            topology::Rules::default()
+        };
         let mut failures: BTreeMap<String, usize> = BTreeMap::new();
         let mut existing = 0;
         self.rejections.clear();
@@ -226,7 +231,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 continue;
             }
             existing += 1;
-            match self.can_add_existing(i, pod, &requests, &pod_reqs, strict) {
+            match self.can_add_existing(i, pod, &requests, &pod_reqs, &rules, strict) {
                 Ok(why) => {
                     let placed = self.placed.entry(i).or_default();
                     pod::add(&mut placed.used, &requests);
@@ -245,7 +250,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let mut open: Vec<usize> = (0..self.claims.len()).collect();
         open.sort_by_key(|&i| self.claims[i].pods.len());
         for i in open {
-            if let Ok((labels, types)) = self.can_add_claim(&self.claims[i], pod, &requests, &pod_reqs, strict) {
+            if let Ok((labels, types)) = self.can_add_claim(&self.claims[i], pod, &requests, &pod_reqs, &rules, strict)
+            {
                 self.commit_claim(i, pod, &requests, labels, types);
                 let why = format!(
                     "NodeClaim opened earlier in this simulation; 0/{existing} nodes are available: {}",
@@ -265,7 +271,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 pods: Vec::new(),
                 host_ports: Vec::new(),
             };
-            match self.can_add_claim(&claim, pod, &requests, &pod_reqs, strict) {
+            match self.can_add_claim(&claim, pod, &requests, &pod_reqs, &rules, strict) {
                 Ok((labels, types)) => {
                     self.claims.push(claim);
                     self.results.new_claims.push(NewClaim {
@@ -301,6 +307,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         pod: &Pod,
         requests: &Resources,
         pod_reqs: &[Requirements],
+        rules: &topology::Rules,
         strict: bool,
     ) -> Result<String, String> {
         let node = &self.world.nodes[i];
@@ -331,9 +338,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if !pod_reqs.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok()) {
             return Err("node(s) didn't match Pod's node affinity/selector".into());
         }
-        if has_topology(pod) || !self.world.anti_affinity_holders.is_empty() {
+        if !rules.is_empty() {
             let domain_of = |key: &str| Domain::Fixed(self.world.node_domain(i, key).map(str::to_owned));
-            topology::check(pod, &domain_of, self, strict).map_err(str::to_owned)?;
+            rules.admit(&domain_of).map_err(str::to_owned)?;
         }
         let gib = f64::from(1u32 << 30);
         Ok(format!(
@@ -352,6 +359,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         pod: &Pod,
         requests: &Resources,
         pod_reqs: &[Requirements],
+        rules: &topology::Rules,
         strict: bool,
     ) -> Result<(Requirements, Vec<&'a InstanceType>), String> {
         if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &claim.template.taints, !strict) {
@@ -374,9 +382,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
         }
         let mut reqs = reqs.ok_or(last_err)?;
-        if has_topology(pod) || !self.world.anti_affinity_holders.is_empty() {
+        if !rules.is_empty() {
             let domain_of = |key: &str| self.claim_domain(&reqs, key, &claim.name);
-            let narrowing = topology::check(pod, &domain_of, self, strict).map_err(str::to_owned)?;
+            let narrowing = rules.admit(&domain_of).map_err(str::to_owned)?;
             for (k, r) in &narrowing {
                 reqs.add(k, r);
             }
@@ -496,25 +504,38 @@ impl View for Simulation<'_, '_, '_> {
         self.world.universe(key)
     }
 
-    fn anti_affinity_holders(&self, key: &str) -> Vec<(&Pod, Option<String>)> {
-        let mut out: Vec<(&Pod, Option<String>)> = self
-            .world
-            .anti_affinity_holders
-            .iter()
-            .filter(|(i, _)| !self.excluded.contains(i))
-            .map(|(i, p)| (*p, self.world.node_domain(*i, key).map(str::to_owned)))
-            .collect();
-        for (&i, placed) in &self.placed {
-            for p in &placed.pods {
-                if has_topology(p) {
-                    out.push((*p, self.world.node_domain(i, key).map(str::to_owned)));
+    fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for group in &self.world.anti_affinity_groups {
+            if !group.filter.matches(pod) {
+                continue;
+            }
+            for &i in &group.nodes {
+                if self.excluded.contains(&i) {
+                    continue;
+                }
+                if let Some(domain) = self.world.node_domain(i, &group.key) {
+                    out.entry(group.key.clone()).or_default().insert(domain.to_owned());
                 }
             }
         }
-        for claim in &self.claims {
-            for p in &claim.pods {
-                if has_topology(p) {
-                    out.push((*p, self.claim_fixed_domain(claim, key)));
+        let placed = self.placed.iter().flat_map(|(&i, p)| p.pods.iter().map(move |pod| (Some(i), None, *pod)));
+        let claimed = self.claims.iter().flat_map(|c| c.pods.iter().map(move |pod| (None, Some(c), *pod)));
+        for (node, claim, holder) in placed.chain(claimed) {
+            if std::ptr::eq(holder, pod) {
+                continue;
+            }
+            for term in topology::required_anti_terms(holder) {
+                if !topology::term_filter(holder, term).matches(pod) {
+                    continue;
+                }
+                let domain = match (node, claim) {
+                    (Some(i), _) => self.world.node_domain(i, &term.topology_key).map(str::to_owned),
+                    (None, Some(c)) => self.claim_fixed_domain(c, &term.topology_key),
+                    (None, None) => None,
+                };
+                if let Some(d) = domain {
+                    out.entry(term.topology_key.clone()).or_default().insert(d);
                 }
             }
         }

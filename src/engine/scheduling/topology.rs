@@ -33,17 +33,24 @@ pub struct PodFilter {
     /// `None`: every namespace.
     pub namespaces: Option<BTreeSet<String>>,
     pub selector: Option<LabelSelector>,
+    /// A stable key for memoising counts, computed once.
+    id: String,
 }
 
 impl PodFilter {
+    pub fn new(namespaces: Option<BTreeSet<String>>, selector: Option<LabelSelector>) -> Self {
+        let id = format!("{namespaces:?}|{}", serde_json::to_string(&selector).unwrap_or_default());
+        PodFilter { namespaces, selector, id }
+    }
+
     pub fn matches(&self, pod: &Pod) -> bool {
         self.namespaces.as_ref().is_none_or(|ns| ns.contains(pod.metadata.namespace()))
             && selector_matches(self.selector.as_ref(), &pod.metadata.labels)
     }
 
     /// A stable key for memoising counts.
-    pub fn cache_key(&self) -> String {
-        format!("{:?}|{}", self.namespaces, serde_json::to_string(&self.selector).unwrap_or_default())
+    pub fn cache_key(&self) -> &str {
+        &self.id
     }
 }
 
@@ -53,30 +60,52 @@ pub trait View {
     fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64>;
     /// Every value `key` can take.
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>>;
-    /// Pods with required anti-affinity that stay or were placed, with their value of `key`.
-    fn anti_affinity_holders(&self, key: &str) -> Vec<(&Pod, Option<String>)>;
+    /// For every staying or placed pod whose required anti-affinity selects `pod`: the
+    /// topology key and the domains it forbids.
+    fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>>;
 }
 
 /// The result of a successful check: requirements a new NodeClaim must narrow to.
 pub type Narrowing = Vec<(String, Requirement)>;
 
-/// Whether `pod` may go to a destination with `domain_of(key)`, and how a new NodeClaim would
-/// have to narrow. `strict` also enforces preferred terms and `ScheduleAnyway` spreads
-/// (Karpenter treats preferences as hard until it relaxes them).
-pub fn check(
-    pod: &Pod,
-    domain_of: &dyn Fn(&str) -> Domain,
-    view: &dyn View,
-    strict: bool,
-) -> Result<Narrowing, &'static str> {
-    let mut narrowing = Narrowing::new();
+/// A pod's topology rules, evaluated once against the current placements: for each rule, the
+/// key, the values it allows, and kube-scheduler's message when a destination breaks it.
+#[derive(Default)]
+pub struct Rules {
+    rules: Vec<(String, Allowed, &'static str)>,
+}
+
+impl Rules {
+    /// No rule applies.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Whether a destination with `domain_of(key)` satisfies every rule, and how a new NodeClaim
+    /// would have to narrow.
+    pub fn admit(&self, domain_of: &dyn Fn(&str) -> Domain) -> Result<Narrowing, &'static str> {
+        let mut narrowing = Narrowing::new();
+        for (key, allowed, message) in &self.rules {
+            narrow(key, allowed, domain_of, &mut narrowing).map_err(|()| *message)?;
+        }
+        Ok(narrowing)
+    }
+}
+
+/// Evaluates `pod`'s spread constraints and (anti-)affinity terms, and the anti-affinity of the
+/// pods already placed, against `view`. `strict` also enforces preferred terms and
+/// `ScheduleAnyway` spreads (Karpenter treats preferences as hard until it relaxes them).
+pub fn prepare(pod: &Pod, view: &dyn View, strict: bool) -> Rules {
+    let mut rules = Vec::new();
     for constraint in &pod.spec.topology_spread_constraints {
         if constraint.when_unsatisfiable == "ScheduleAnyway" && !strict {
             continue;
         }
-        let allowed = spread_allowed(pod, constraint, view);
-        narrow(&constraint.topology_key, &allowed, domain_of, &mut narrowing)
-            .map_err(|()| "node(s) didn't match pod topology spread constraints")?;
+        rules.push((
+            constraint.topology_key.clone(),
+            spread_allowed(pod, constraint, view),
+            "node(s) didn't match pod topology spread constraints",
+        ));
     }
     let affinity = pod.spec.affinity.as_ref();
     let anti = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
@@ -96,13 +125,11 @@ pub fn check(
     for term in anti_terms {
         let forbidden = occupied(view, &term.topology_key, &term_filter(pod, term));
         let allowed = complement(&view.universe(&term.topology_key), &forbidden, &term.topology_key);
-        narrow(&term.topology_key, &allowed, domain_of, &mut narrowing)
-            .map_err(|()| "node(s) didn't match pod anti-affinity rules")?;
+        rules.push((term.topology_key.clone(), allowed, "node(s) didn't match pod anti-affinity rules"));
     }
-    for (key, forbidden) in existing_anti_affinity(pod, view) {
+    for (key, forbidden) in view.forbidden_by_existing(pod) {
         let allowed = complement(&view.universe(&key), &forbidden, &key);
-        narrow(&key, &allowed, domain_of, &mut narrowing)
-            .map_err(|()| "node(s) didn't satisfy existing pods anti-affinity rules")?;
+        rules.push((key, allowed, "node(s) didn't satisfy existing pods anti-affinity rules"));
     }
     let aff = affinity.and_then(|a| a.pod_affinity.as_ref());
     let mut aff_terms: Vec<&PodAffinityTerm> = aff
@@ -124,10 +151,9 @@ pub fn check(
         if allowed.is_empty() && filter.matches(pod) {
             continue;
         }
-        narrow(&term.topology_key, &Allowed::Only(allowed), domain_of, &mut narrowing)
-            .map_err(|()| "node(s) didn't match pod affinity rules")?;
+        rules.push((term.topology_key.clone(), Allowed::Only(allowed), "node(s) didn't match pod affinity rules"));
     }
-    Ok(narrowing)
+    Rules { rules }
 }
 
 /// The values a key may take for the pod.
@@ -180,16 +206,20 @@ fn occupied(view: &dyn View, key: &str, filter: &PodFilter) -> BTreeSet<String> 
 }
 
 fn spread_allowed(pod: &Pod, c: &TopologySpreadConstraint, view: &dyn View) -> Allowed {
-    let filter = PodFilter {
-        namespaces: Some([pod.metadata.namespace().to_owned()].into()),
-        selector: with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
+    let filter = PodFilter::new(
+        Some([pod.metadata.namespace().to_owned()].into()),
+        with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
+    );
+    let hostname = c.topology_key == HOSTNAME;
+    let mut counts: BTreeMap<String, i64> = if hostname {
+        BTreeMap::new()
+    } else {
+        view.universe(&c.topology_key).iter().map(|d| (d.clone(), 0)).collect()
     };
-    let mut counts: BTreeMap<String, i64> = view.universe(&c.topology_key).iter().map(|d| (d.clone(), 0)).collect();
     for (d, n) in view.counts(&c.topology_key, &filter) {
         *counts.entry(d).or_default() += n;
     }
     let min_domains = c.min_domains.unwrap_or(1).max(1) as usize;
-    let hostname = c.topology_key == HOSTNAME;
     let global_min =
         if hostname || counts.len() < min_domains { 0 } else { counts.values().copied().min().unwrap_or(0) };
     let max_skew = i64::from(c.max_skew.max(1));
@@ -221,7 +251,7 @@ fn with_match_label_keys(
 }
 
 /// The pods an affinity term of `owner` selects.
-fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
+pub fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
     let listed: BTreeSet<String> = term.namespaces.iter().flatten().cloned().collect();
     let all_namespaces = term.namespace_selector.as_ref().is_some_and(|s| {
         s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
@@ -233,36 +263,10 @@ fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
     } else {
         Some(listed)
     };
-    PodFilter { namespaces, selector: term.label_selector.clone() }
+    PodFilter::new(namespaces, term.label_selector.clone())
 }
 
-/// For every staying or placed pod whose required anti-affinity selects `pod`: the key and the
-/// domains it forbids.
-fn existing_anti_affinity(pod: &Pod, view: &dyn View) -> Vec<(String, BTreeSet<String>)> {
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let keys: BTreeSet<String> = view
-        .anti_affinity_holders(HOSTNAME)
-        .iter()
-        .flat_map(|(q, _)| required_anti_terms(q))
-        .map(|t| t.topology_key.clone())
-        .collect();
-    for key in keys {
-        for (holder, domain) in view.anti_affinity_holders(&key) {
-            if std::ptr::eq(holder, pod) {
-                continue;
-            }
-            let hit = required_anti_terms(holder)
-                .iter()
-                .any(|t| t.topology_key == key && term_filter(holder, t).matches(pod));
-            if let (true, Some(d)) = (hit, domain) {
-                out.entry(key.clone()).or_default().insert(d);
-            }
-        }
-    }
-    out.into_iter().collect()
-}
-
-fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
+pub fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
     pod.spec
         .affinity
         .as_ref()

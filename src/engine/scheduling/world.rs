@@ -12,7 +12,7 @@ use std::rc::Rc;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::topology::PodFilter;
-use crate::engine::labels::{HOSTNAME, NODEPOOL};
+use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
@@ -33,6 +33,9 @@ pub struct BaseNode<'a> {
     pub under_consolidate_after: bool,
     pub pool: Option<String>,
     pub capacity: Resources,
+    /// The two topology keys nearly every rule uses, for lookups without a map.
+    pub hostname: String,
+    pub zone: Option<String>,
 }
 
 /// `(port, protocol, host IP)`.
@@ -61,8 +64,9 @@ pub struct World<'c, 'a> {
     pub templates: Vec<Template<'a>>,
     /// Resources of existing nodes per NodePool (for `spec.limits`), candidates included.
     pub pool_usage: BTreeMap<String, Resources>,
-    /// Pods with required pod anti-affinity, and their node.
-    pub anti_affinity_holders: Vec<(usize, &'a Pod)>,
+    /// Required pod anti-affinity of the pods in place, grouped by term: one entry per distinct
+    /// (topology key, selected pods), with the nodes of the pods holding it.
+    pub anti_affinity_groups: Vec<AntiAffinityGroup>,
     requests: HashMap<usize, Resources>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
@@ -83,18 +87,14 @@ impl<'c, 'a> World<'c, 'a> {
                 pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
             }
         }
-        let anti_affinity_holders = nodes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, n)| n.pods.iter().filter(|p| has_required_anti_affinity(p)).map(move |p| (i, *p)))
-            .collect();
+        let anti_affinity_groups = anti_affinity_groups(&nodes);
         let mut world = World {
             cluster,
             nodes,
             order,
             templates: Vec::new(),
             pool_usage,
-            anti_affinity_holders,
+            anti_affinity_groups,
             requests,
             counts: RefCell::default(),
             universes: RefCell::default(),
@@ -110,7 +110,12 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The value of `key` on an existing node.
     pub fn node_domain(&self, i: usize, key: &str) -> Option<&str> {
-        self.nodes[i].labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str)
+        let node = &self.nodes[i];
+        match key {
+            HOSTNAME => Some(&node.hostname),
+            ZONE => node.zone.as_deref(),
+            _ => node.labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str),
+        }
     }
 
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
@@ -163,19 +168,37 @@ fn address(pod: &Pod) -> usize {
     std::ptr::from_ref(pod) as usize
 }
 
-fn has_required_anti_affinity(pod: &Pod) -> bool {
-    pod.spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_anti_affinity.as_ref())
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-        .is_some_and(|t| !t.is_empty())
+/// One required anti-affinity term shared by pods in place.
+#[derive(Debug, Clone)]
+pub struct AntiAffinityGroup {
+    pub key: String,
+    pub filter: PodFilter,
+    /// Nodes of the pods holding the term.
+    pub nodes: Vec<usize>,
+}
+
+fn anti_affinity_groups(nodes: &[BaseNode<'_>]) -> Vec<AntiAffinityGroup> {
+    let mut groups: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        for pod in &n.pods {
+            for term in super::topology::required_anti_terms(pod) {
+                let filter = super::topology::term_filter(pod, term);
+                let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());
+                groups
+                    .entry(id)
+                    .or_insert_with(|| AntiAffinityGroup { key: term.topology_key.clone(), filter, nodes: Vec::new() })
+                    .nodes
+                    .push(i);
+            }
+        }
+    }
+    groups.into_values().collect()
 }
 
 fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap<usize, Resources>) -> BaseNode<'a> {
     let mut labels = Requirements::from_labels(node.labels());
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
-    labels.add(HOSTNAME, &Requirement::in_values([hostname]));
+    labels.add(HOSTNAME, &Requirement::in_values([hostname.clone()]));
     let mut available = node.allocatable();
     let mut pods = Vec::new();
     let mut host_ports = Vec::new();
@@ -220,6 +243,8 @@ fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap
             .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
         pool: node.node_pool_name().map(str::to_owned),
         capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
+        hostname,
+        zone: node.label(ZONE).map(str::to_owned),
     }
 }
 
