@@ -1,6 +1,7 @@
 //! Documents → [`Snapshot`]: flatten Lists, dispatch on `apiVersion` + `kind`, keep what we read.
 
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{InstanceType, Snapshot, SnapshotInfo, API_VERSION};
@@ -26,19 +27,44 @@ pub struct DecodeError {
     pub field: String,
     pub message: String,
     pub help: String,
+    /// Byte offset of the failing field in the text, when it is known exactly (JSON input).
+    pub offset: Option<usize>,
 }
 
 /// Decodes every document into one snapshot.
 pub(super) fn decode(documents: Vec<Value>) -> Result<Snapshot, DecodeError> {
+    let mut objects = Vec::new();
+    for (index, document) in documents.into_iter().enumerate() {
+        flatten(document, index, &mut Vec::new(), &mut objects);
+    }
+    assemble(objects)
+}
+
+/// Decodes JSON text without building a `serde_json::Value` per object: each object is
+/// deserialised straight from its slice of the text, which is several times faster on
+/// snapshots of 100,000 pods and lets errors point at the exact byte.
+pub(super) fn decode_json(text: &str) -> Result<Snapshot, DecodeError> {
+    let mut objects = Vec::new();
+    for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<&RawValue>().enumerate() {
+        let document = document.map_err(|e| DecodeError {
+            document: Document { index, item_path: Vec::new() },
+            kind: "document".into(),
+            name: "<unnamed>".into(),
+            field: String::new(),
+            message: e.to_string(),
+            help: "the file is not valid JSON".into(),
+            offset: Some(offset_in(text, e.line(), e.column())),
+        })?;
+        flatten_raw(text, document, index, &mut Vec::new(), &mut objects)?;
+    }
+    assemble(objects)
+}
+
+fn assemble(objects: Vec<(Document, Object<'_>)>) -> Result<Snapshot, DecodeError> {
     let mut snapshot = Snapshot::default();
     let mut explicit_gates = false;
-    for (index, document) in documents.into_iter().enumerate() {
-        let mut objects = Vec::new();
-        flatten(document, &mut Vec::new(), &mut objects);
-        for (item_path, object) in objects {
-            let location = Document { index, item_path };
-            explicit_gates |= add(&mut snapshot, object, &location)?;
-        }
+    for (location, object) in objects {
+        explicit_gates |= add(&mut snapshot, object, &location)?;
     }
     if !explicit_gates {
         if let Some(gates) = controller_feature_gates(&snapshot) {
@@ -49,13 +75,111 @@ pub(super) fn decode(documents: Vec<Value>) -> Result<Snapshot, DecodeError> {
     Ok(snapshot)
 }
 
-fn flatten(value: Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, Value)>) {
-    let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
-        && value.get("items").is_some_and(Value::is_array)
-        && value.get("apiVersion").and_then(Value::as_str) != Some(API_VERSION);
-    if !is_list {
+/// One object to decode: a parsed value (YAML), or a slice of JSON text.
+enum Object<'t> {
+    Value(Value),
+    Raw { text: &'t str, raw: &'t RawValue },
+}
+
+/// What is read of every object before it is decoded.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct Head<'t> {
+    api_version: String,
+    kind: String,
+    metadata: HeadMeta,
+    #[serde(borrow)]
+    items: Option<Vec<&'t RawValue>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct HeadMeta {
+    name: String,
+    namespace: Option<String>,
+}
+
+impl<'t> Object<'t> {
+    fn head(&self) -> Head<'t> {
+        match self {
+            Object::Value(v) => {
+                let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_owned);
+                Head {
+                    api_version: text("/apiVersion").unwrap_or_default(),
+                    kind: text("/kind").unwrap_or_default(),
+                    metadata: HeadMeta {
+                        name: text("/metadata/name").unwrap_or_default(),
+                        namespace: text("/metadata/namespace"),
+                    },
+                    items: None,
+                }
+            }
+            Object::Raw { raw, .. } => serde_json::from_str(raw.get()).unwrap_or_default(),
+        }
+    }
+
+    /// Where the object starts in the text, when it is a slice of it.
+    fn offset(&self) -> Option<usize> {
+        match self {
+            Object::Value(_) => None,
+            Object::Raw { text, raw } => Some(raw.get().as_ptr() as usize - text.as_ptr() as usize),
+        }
+    }
+
+    /// Deserialises the object (or its `items` for our InstanceTypes document).
+    fn decode<T: DeserializeOwned>(self, items: bool) -> Result<T, (String, String, Option<usize>)> {
+        match self {
+            Object::Value(mut v) => {
+                let v = if items { v.get_mut("items").map(Value::take).unwrap_or(Value::Array(Vec::new())) } else { v };
+                serde_path_to_error::deserialize(v).map_err(|e| (e.path().to_string(), e.inner().to_string(), None))
+            }
+            Object::Raw { text, raw } => {
+                let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+                let failed = |path: String, e: &serde_json::Error, base: &str| {
+                    let local = offset_in(base, e.line(), e.column());
+                    let at = base.as_ptr() as usize - text.as_ptr() as usize + local;
+                    (path, e.to_string(), Some(at.max(start)))
+                };
+                if items {
+                    #[derive(serde::Deserialize)]
+                    struct Items<'a> {
+                        #[serde(borrow)]
+                        items: Option<&'a RawValue>,
+                    }
+                    let inner = serde_json::from_str::<Items<'_>>(raw.get())
+                        .map_err(|e| failed(String::new(), &e, raw.get()))?
+                        .items
+                        .map_or("[]", RawValue::get);
+                    let mut de = serde_json::Deserializer::from_str(inner);
+                    return serde_path_to_error::deserialize(&mut de)
+                        .map_err(|e| failed(e.path().to_string(), e.inner(), inner));
+                }
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                serde_path_to_error::deserialize(&mut de)
+                    .map_err(|e| failed(e.path().to_string(), e.inner(), raw.get()))
+            }
+        }
+    }
+}
+
+/// Byte offset of a 1-based line and column in `text`.
+fn offset_in(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+fn is_list(api_version: &str, kind: &str) -> bool {
+    (kind == "List" || kind.ends_with("List")) && api_version != API_VERSION
+}
+
+fn flatten(value: Value, index: usize, path: &mut Vec<usize>, out: &mut Vec<(Document, Object<'_>)>) {
+    let list = is_list(
+        value.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
+        value.get("kind").and_then(Value::as_str).unwrap_or_default(),
+    ) && value.get("items").is_some_and(Value::is_array);
+    if !list {
         if !value.is_null() {
-            out.push((path.clone(), value));
+            out.push((Document { index, item_path: path.clone() }, Object::Value(value)));
         }
         return;
     }
@@ -63,58 +187,90 @@ fn flatten(value: Value, path: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, Value
     let Some(Value::Array(items)) = map.remove("items") else { return };
     for (i, item) in items.into_iter().enumerate() {
         path.push(i);
-        flatten(item, path, out);
+        flatten(item, index, path, out);
         path.pop();
     }
 }
 
+fn flatten_raw<'t>(
+    text: &'t str,
+    raw: &'t RawValue,
+    index: usize,
+    path: &mut Vec<usize>,
+    out: &mut Vec<(Document, Object<'t>)>,
+) -> Result<(), DecodeError> {
+    if raw.get().starts_with('[') {
+        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        for (i, item) in items.into_iter().enumerate() {
+            path.push(i);
+            flatten_raw(text, item, index, path, out)?;
+            path.pop();
+        }
+        return Ok(());
+    }
+    if raw.get() == "null" {
+        return Ok(());
+    }
+    let head: Head<'t> = serde_json::from_str(raw.get()).unwrap_or_default();
+    match head.items {
+        Some(items) if is_list(&head.api_version, &head.kind) => {
+            for (i, item) in items.into_iter().enumerate() {
+                path.push(i);
+                flatten_raw(text, item, index, path, out)?;
+                path.pop();
+            }
+        }
+        _ => out.push((Document { index, item_path: path.clone() }, Object::Raw { text, raw })),
+    }
+    Ok(())
+}
+
 /// Adds one object. Returns whether it was a `SnapshotInfo` that set feature gates.
-fn add(snapshot: &mut Snapshot, object: Value, at: &Document) -> Result<bool, DecodeError> {
-    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_owned();
+fn add(snapshot: &mut Snapshot, object: Object<'_>, at: &Document) -> Result<bool, DecodeError> {
+    let head = object.head();
+    let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    match (group, kind.as_str()) {
-        ("", "Node") => snapshot.nodes.push(typed(object, at, &kind)?),
+    match (group, kind) {
+        ("", "Node") => snapshot.nodes.push(typed(object, at, &head)?),
         ("", "Pod") => {
-            let mut pod: super::Pod = typed(object, at, &kind)?;
+            let mut pod: super::Pod = typed(object, at, &head)?;
             for c in pod.spec.containers.iter_mut().chain(pod.spec.init_containers.iter_mut()) {
                 c.env.clear();
             }
             snapshot.pods.push(pod);
         }
-        ("", "PersistentVolumeClaim") => snapshot.pvcs.push(typed(object, at, &kind)?),
-        ("", "PersistentVolume") => snapshot.pvs.push(typed(object, at, &kind)?),
-        ("", "Event") => snapshot.events.push(typed(object, at, &kind)?),
-        ("policy", "PodDisruptionBudget") => snapshot.pdbs.push(typed(object, at, &kind)?),
-        ("apps", "DaemonSet") => snapshot.daemon_sets.push(typed(object, at, &kind)?),
-        ("apps", "ReplicaSet") => snapshot.replica_sets.push(lean_workload(typed(object, at, &kind)?)),
-        ("apps", "StatefulSet") => snapshot.stateful_sets.push(lean_workload(typed(object, at, &kind)?)),
-        ("apps", "Deployment") => snapshot.deployments.push(lean_workload(typed(object, at, &kind)?)),
-        ("autoscaling", "HorizontalPodAutoscaler") => snapshot.hpas.push(typed(object, at, &kind)?),
-        ("storage.k8s.io", "StorageClass") => snapshot.storage_classes.push(typed(object, at, &kind)?),
-        ("storage.k8s.io", "CSINode") => snapshot.csi_nodes.push(typed(object, at, &kind)?),
+        ("", "PersistentVolumeClaim") => snapshot.pvcs.push(typed(object, at, &head)?),
+        ("", "PersistentVolume") => snapshot.pvs.push(typed(object, at, &head)?),
+        ("", "Event") => snapshot.events.push(typed(object, at, &head)?),
+        ("policy", "PodDisruptionBudget") => snapshot.pdbs.push(typed(object, at, &head)?),
+        ("apps", "DaemonSet") => snapshot.daemon_sets.push(typed(object, at, &head)?),
+        ("apps", "ReplicaSet") => snapshot.replica_sets.push(lean_workload(typed(object, at, &head)?)),
+        ("apps", "StatefulSet") => snapshot.stateful_sets.push(lean_workload(typed(object, at, &head)?)),
+        ("apps", "Deployment") => snapshot.deployments.push(lean_workload(typed(object, at, &head)?)),
+        ("autoscaling", "HorizontalPodAutoscaler") => snapshot.hpas.push(typed(object, at, &head)?),
+        ("storage.k8s.io", "StorageClass") => snapshot.storage_classes.push(typed(object, at, &head)?),
+        ("storage.k8s.io", "CSINode") => snapshot.csi_nodes.push(typed(object, at, &head)?),
         ("karpenter.sh", "NodePool" | "NodeClaim") if api_version != "karpenter.sh/v1" => {
             return Err(error(
-                &object,
+                &head,
                 at,
-                &kind,
                 "apiVersion",
                 format!("apiVersion `{api_version}` is not supported"),
                 "Karpenter >= 1.0 serves karpenter.sh/v1; capture the snapshot with \
                  `kubectl get nodepools.v1.karpenter.sh -o yaml` or upgrade Karpenter",
+                object.offset(),
             ))
         }
-        ("karpenter.sh", "NodePool") => snapshot.node_pools.push(typed(object, at, &kind)?),
-        ("karpenter.sh", "NodeClaim") => snapshot.node_claims.push(typed(object, at, &kind)?),
+        ("karpenter.sh", "NodePool") => snapshot.node_pools.push(typed(object, at, &head)?),
+        ("karpenter.sh", "NodeClaim") => snapshot.node_claims.push(typed(object, at, &head)?),
         ("kubectl-consolidation", "SnapshotInfo") => {
-            let info: SnapshotInfo = typed_unnamed(object, at, &kind)?;
+            let info: SnapshotInfo = typed_unnamed(object, at, &head, false)?;
             let explicit = !info.feature_gates.is_empty();
             snapshot.info = info;
             return Ok(explicit);
         }
         ("kubectl-consolidation", "InstanceTypes") => {
-            let items = object.get("items").cloned().unwrap_or(Value::Array(Vec::new()));
-            let types: Vec<InstanceType> = typed_unnamed(items, at, &kind)?;
+            let types: Vec<InstanceType> = typed_unnamed(object, at, &head, true)?;
             snapshot.merge_instance_types(types);
         }
         _ => {}
@@ -159,26 +315,27 @@ fn controller_feature_gates(snapshot: &Snapshot) -> Option<std::collections::BTr
     )
 }
 
-fn typed<T: DeserializeOwned>(object: Value, at: &Document, kind: &str) -> Result<T, DecodeError> {
-    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-    if name.is_empty() {
+fn typed<T: DeserializeOwned>(object: Object<'_>, at: &Document, head: &Head<'_>) -> Result<T, DecodeError> {
+    if head.metadata.name.is_empty() {
         return Err(error(
-            &object,
+            head,
             at,
-            kind,
             "metadata.name",
             "has no metadata.name".to_owned(),
             "every object needs a name; was the document cut short?",
+            object.offset(),
         ));
     }
-    typed_unnamed(object, at, kind)
+    typed_unnamed(object, at, head, false)
 }
 
-fn typed_unnamed<T: DeserializeOwned>(object: Value, at: &Document, kind: &str) -> Result<T, DecodeError> {
-    let copy_for_error = object.clone();
-    serde_path_to_error::deserialize(object).map_err(|e| {
-        let field = e.path().to_string();
-        let message = e.inner().to_string();
+fn typed_unnamed<T: DeserializeOwned>(
+    object: Object<'_>,
+    at: &Document,
+    head: &Head<'_>,
+    items: bool,
+) -> Result<T, DecodeError> {
+    object.decode(items).map_err(|(field, message, offset)| {
         let help = if message.contains("quantity") {
             "quantities look like `500m`, `2`, `1.5Gi` or `1e3`"
         } else if message.contains("timestamp") || message.contains("RFC") {
@@ -186,23 +343,31 @@ fn typed_unnamed<T: DeserializeOwned>(object: Value, at: &Document, kind: &str) 
         } else {
             "fix or remove that field; `kubectl get -o yaml` output always parses"
         };
-        error(&copy_for_error, at, kind, &field, message, help)
+        error(head, at, &field, message, help, offset)
     })
 }
 
-fn error(object: &Value, at: &Document, kind: &str, field: &str, message: String, help: &str) -> DecodeError {
-    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("<unnamed>");
-    let name = match object.pointer("/metadata/namespace").and_then(Value::as_str) {
+fn error(
+    head: &Head<'_>,
+    at: &Document,
+    field: &str,
+    message: String,
+    help: &str,
+    offset: Option<usize>,
+) -> DecodeError {
+    let name = if head.metadata.name.is_empty() { "<unnamed>" } else { head.metadata.name.as_str() };
+    let name = match &head.metadata.namespace {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_owned(),
     };
     DecodeError {
         document: at.clone(),
-        kind: if kind.is_empty() { "object".to_owned() } else { kind.to_owned() },
+        kind: if head.kind.is_empty() { "object".to_owned() } else { head.kind.clone() },
         name,
         field: field.to_owned(),
         message,
         help: help.to_owned(),
+        offset,
     }
 }
 

@@ -63,6 +63,11 @@ impl Snapshot {
         decode::decode(documents)
     }
 
+    /// Builds a snapshot from JSON text (one object, a List, an array or a stream of them).
+    pub fn from_json(text: &str) -> Result<Snapshot, DecodeError> {
+        decode::decode_json(text)
+    }
+
     /// The snapshot as one `v1 List` document that [`Snapshot::from_documents`] reads back.
     pub fn to_document(&self) -> serde_json::Value {
         encode::encode(self)

@@ -25,18 +25,26 @@ pub fn read_path(path: &Path) -> Result<Snapshot, Error> {
 
 /// Parses snapshot text; `name` is used in diagnostics.
 pub fn read_text(text: &str, name: &str) -> Result<Snapshot, Error> {
-    let documents = parse_documents(text, name)?;
-    let snapshot = Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?;
+    let snapshot = if is_json(text) {
+        Snapshot::from_json(text).map_err(|e| locate(&e, text, name))?
+    } else {
+        let documents = parse_documents(text, name)?;
+        Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?
+    };
     if snapshot.nodes.is_empty() && snapshot.node_claims.is_empty() && snapshot.node_pools.is_empty() {
         return Err(Error::EmptySnapshot { path: name.to_owned() });
     }
     Ok(snapshot)
 }
 
+/// JSON when the first non-space character is `{` or `[`.
+fn is_json(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+}
+
 /// Splits the text into documents: JSON when it starts with `{` or `[`, else YAML.
 pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if is_json(text) {
         let mut documents = Vec::new();
         for value in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
             match value {
@@ -80,7 +88,11 @@ fn syntax(text: &str, name: &str, message: String, offset: Option<usize>) -> Err
 
 /// Maps a decode error to a diagnostic with the best location we can find in the text.
 fn locate(e: &DecodeError, text: &str, name: &str) -> Error {
-    let offset = find_field(text, e);
+    if e.kind == "document" {
+        let offset = e.offset;
+        return syntax(text, name, e.message.clone(), offset);
+    }
+    let offset = e.offset.or_else(|| find_field(text, e));
     let (line, column) = offset.map_or((0, 0), |o| line_column(text, o));
     Error::Object {
         path: name.to_owned(),
@@ -201,6 +213,19 @@ mod tests {
     fn old_nodepool_api_version_is_an_error() {
         let text = format!("{NODE}---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: d\n");
         assert!(matches!(read_text(&text, "t.yaml"), Err(Error::Object { field, .. }) if field == "apiVersion"));
+    }
+
+    #[test]
+    fn json_errors_point_at_the_exact_field() {
+        let text = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"a\"}},\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\n \"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}]}";
+        match read_text(text, "t.json").unwrap_err() {
+            Error::Object { line, field, name, .. } => {
+                assert_eq!((line, name.as_str()), (4, "p"));
+                assert_eq!(field, "spec.containers[0].resources.requests.cpu");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(read_text("{\"kind\": ", "t.json"), Err(Error::Syntax { span: Some(_), .. })));
     }
 
     #[test]
