@@ -371,7 +371,8 @@ fn error(
     }
 }
 
-fn sort(s: &mut Snapshot) {
+/// Puts every collection in namespace/name order (events by time): the canonical order.
+pub(super) fn sort(s: &mut Snapshot) {
     fn by_key<T>(items: &mut [T], meta: impl Fn(&T) -> &super::ObjectMeta) {
         items.sort_by(|a, b| {
             let (a, b) = (meta(a), meta(b));

@@ -70,7 +70,7 @@ pub fn redact(snapshot: &Snapshot) -> Snapshot {
     r.snapshot(&mut out);
     let known = r.known_names();
     rewrite_messages(&mut out, &known);
-    sort(&mut out);
+    super::decode::sort(&mut out);
     out
 }
 
@@ -581,31 +581,6 @@ fn rewrite_messages(s: &mut Snapshot, known: &HashMap<String, String>) {
     for event in &mut s.events {
         event.message = rewrite_text(&event.message, known);
     }
-}
-
-/// Restores the snapshot's order (namespace, then name) after the renames.
-fn sort(s: &mut Snapshot) {
-    fn by_key<T>(items: &mut [T], meta: impl Fn(&T) -> &ObjectMeta) {
-        items.sort_by(|a, b| {
-            let (a, b) = (meta(a), meta(b));
-            (a.namespace(), &a.name).cmp(&(b.namespace(), &b.name))
-        });
-    }
-    by_key(&mut s.nodes, |o| &o.metadata);
-    by_key(&mut s.pods, |o| &o.metadata);
-    by_key(&mut s.pdbs, |o| &o.metadata);
-    by_key(&mut s.daemon_sets, |o| &o.metadata);
-    by_key(&mut s.replica_sets, |o| &o.metadata);
-    by_key(&mut s.deployments, |o| &o.metadata);
-    by_key(&mut s.stateful_sets, |o| &o.metadata);
-    by_key(&mut s.hpas, |o| &o.metadata);
-    by_key(&mut s.pvcs, |o| &o.metadata);
-    by_key(&mut s.pvs, |o| &o.metadata);
-    by_key(&mut s.storage_classes, |o| &o.metadata);
-    by_key(&mut s.csi_nodes, |o| &o.metadata);
-    by_key(&mut s.node_pools, |o| &o.metadata);
-    by_key(&mut s.node_claims, |o| &o.metadata);
-    s.events.sort_by(|a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
 }
 
 #[cfg(test)]
