@@ -226,7 +226,7 @@ mod tests {
         p
     }
 
-    fn candidate<'a>(pool: &'a crate::snapshot::NodePool, price: f64, cost: f64) -> super::Candidate<'a> {
+    fn candidate(pool: &crate::snapshot::NodePool, price: f64, cost: f64) -> super::Candidate<'_> {
         super::Candidate {
             index: 0,
             name: "n".into(),

@@ -130,7 +130,7 @@ impl<'t> Object<'t> {
     fn decode<T: DeserializeOwned>(self, items: bool) -> Result<T, (String, String, Option<usize>)> {
         match self {
             Object::Value(mut v) => {
-                let v = if items { v.get_mut("items").map(Value::take).unwrap_or(Value::Array(Vec::new())) } else { v };
+                let v = if items { v.get_mut("items").map_or(Value::Array(Vec::new()), Value::take) } else { v };
                 serde_path_to_error::deserialize(v).map_err(|e| (e.path().to_string(), e.inner().to_string(), None))
             }
             Object::Raw { text, raw } => {
