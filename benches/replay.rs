@@ -1,1 +1,241 @@
-fn main() {}
+//! `cargo bench --bench replay`: what loading a snapshot, replaying the round (`plan`) and
+//! explaining one node cost on synthetic clusters of growing size.
+//!
+//! Each scale's snapshot comes from the generator of `examples/synth` (shared through
+//! `#[path]`), is written to a temporary JSON file and read back as text; then the figures are
+//! the median of a few runs of
+//!
+//! * `load`: `source::file::read_text` (JSON → `Snapshot`), the text already in memory;
+//! * `plan`: `engine::replay(&snapshot, capturedAt)`;
+//! * `explain`: `report::explain::explain` for one node after a replay, and `replay+explain`,
+//!   which is what `explain node/X` costs once the snapshot is loaded;
+//!
+//! with the peak resident memory of each phase (`VmHWM`, reset through `/proc/self/clear_refs`;
+//! Linux only, `n/a` elsewhere). A slow replay is run once, and once a replay takes longer than
+//! `REPLAY_BENCH_MAX_SECS` (default 600) the larger scales are skipped.
+//!
+//! Environment: `REPLAY_BENCH_SCALES=500x15000,2000x60000` (nodes × pods; default 500×15,000,
+//! 2,000×60,000 and 5,000×150,000), `REPLAY_BENCH_RUNS=N` (runs per phase; default 5, 3 and 1
+//! by scale), `REPLAY_BENCH_MAX_SECS`.
+//!
+//! Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test: one tiny
+//! cluster, each phase once, checked for consistency, in well under two seconds.
+
+#[path = "../examples/synth/gen/mod.rs"]
+mod gen;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use kubectl_consolidation::engine;
+use kubectl_consolidation::report::explain::explain;
+use kubectl_consolidation::snapshot::Snapshot;
+use kubectl_consolidation::source::file::read_text;
+
+/// One cluster size to measure.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    nodes: usize,
+    pods: usize,
+}
+
+/// The figures of one scale.
+struct Row {
+    scale: Scale,
+    file_mib: f64,
+    load: Duration,
+    load_peak: Option<f64>,
+    plan: Duration,
+    plan_peak: Option<f64>,
+    explain: Duration,
+    runs: usize,
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    if !bench {
+        smoke();
+        return;
+    }
+    let scales = std::env::var("REPLAY_BENCH_SCALES").ok().map_or_else(
+        || {
+            vec![
+                Scale { nodes: 500, pods: 15_000 },
+                Scale { nodes: 2_000, pods: 60_000 },
+                Scale { nodes: 5_000, pods: 150_000 },
+            ]
+        },
+        |v| parse_scales(&v),
+    );
+    let max_secs: u64 = env_number("REPLAY_BENCH_MAX_SECS").unwrap_or(600);
+    let mut rows: Vec<Row> = Vec::new();
+    for scale in scales {
+        if let Some(slow) = rows.iter().find(|r| r.plan.as_secs() > max_secs) {
+            println!(
+                "skipping {}×{}: the replay at {}×{} took {:.0} s (> REPLAY_BENCH_MAX_SECS={max_secs})",
+                scale.nodes,
+                scale.pods,
+                slow.scale.nodes,
+                slow.scale.pods,
+                slow.plan.as_secs_f64()
+            );
+            continue;
+        }
+        let default_runs = match scale.nodes {
+            0..=500 => 5,
+            501..=2_000 => 3,
+            _ => 1,
+        };
+        let runs = env_number("REPLAY_BENCH_RUNS").map_or(default_runs, |n: usize| n.max(1));
+        rows.push(measure(scale, runs, true));
+        print_table(&rows);
+    }
+}
+
+/// Generates, writes and reads back one scale, and times each phase `runs` times.
+fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
+    let mut params = gen::Params::scaled(scale.nodes, scale.pods);
+    if scale.nodes < 100 {
+        params.pools = 5;
+    }
+    let started = Instant::now();
+    let synth = gen::generate(&params);
+    let file = tempfile::Builder::new().suffix(".json").tempfile().expect("a temporary file");
+    gen::write_json(&synth.snapshot, file.as_file()).expect("the snapshot is written");
+    let (node, summary) = (synth.explain_node.clone(), synth.summary.clone());
+    drop(synth);
+    if verbose {
+        println!("{}×{}: {summary}; generated and written in {:.2?}", scale.nodes, scale.pods, started.elapsed());
+        // Progress only: a closed stdout is not worth failing the bench for.
+        let _ = std::io::stdout().flush();
+    }
+    let text = std::fs::read_to_string(file.path()).expect("the snapshot is read");
+    let file_mib = text.len() as f64 / f64::from(1u32 << 20);
+    let name = file.path().display().to_string();
+
+    reset_peak();
+    let (load, snapshot) = timed(runs, || read_text(&text, &name).expect("the synthetic snapshot loads"));
+    let load_peak = peak_mib();
+    drop(text);
+    let now = snapshot.info.captured_at.expect("capturedAt is set");
+
+    reset_peak();
+    let first = Instant::now();
+    let replay = engine::replay(&snapshot, now);
+    let first = first.elapsed();
+    // A replay slower than 10 s is measured once: its noise is small beside it.
+    let (plan, replay) =
+        if runs > 1 && first.as_secs() < 10 { timed(runs, || engine::replay(&snapshot, now)) } else { (first, replay) };
+    let plan_peak = peak_mib();
+
+    let (explain_only, explanation) = timed(runs.max(3), || explain(&replay, &snapshot, &node, &[]));
+    check(&snapshot, &replay, explanation.is_some(), &params, &node);
+    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_only, runs }
+}
+
+/// The generated snapshot must load whole and the replay must cover every node.
+fn check(snapshot: &Snapshot, replay: &engine::Replay, explained: bool, params: &gen::Params, node: &str) {
+    assert_eq!(snapshot.nodes.len(), params.nodes, "every Node loads");
+    assert_eq!(snapshot.pods.len(), params.pods, "every Pod loads");
+    assert_eq!(snapshot.pdbs.len(), params.pdbs, "every PDB loads");
+    assert_eq!(snapshot.node_pools.len(), params.pools, "every NodePool loads");
+    assert!(replay.nodes.len() >= params.nodes, "the replay gives every node a verdict");
+    assert!(explained, "node/{node} can be explained");
+}
+
+/// Median duration of `runs` calls, and the last call's value.
+fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let value = f();
+        times.push(t.elapsed());
+        last = Some(value);
+    }
+    times.sort();
+    (times[times.len() / 2], last.expect("at least one run"))
+}
+
+fn print_table(rows: &[Row]) {
+    let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_owned(), |m| format!("{m:.0}"));
+    println!();
+    println!(
+        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>15} {:>5}",
+        "nodes×pods",
+        "file MiB",
+        "load",
+        "peak MiB",
+        "plan",
+        "peak MiB",
+        "plan/load",
+        "explain",
+        "replay+explain",
+        "runs"
+    );
+    for r in rows {
+        println!(
+            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>15} {:>5}",
+            format!("{}×{}", r.scale.nodes, r.scale.pods),
+            r.file_mib,
+            human(r.load),
+            mib(r.load_peak),
+            human(r.plan),
+            mib(r.plan_peak),
+            r.plan.as_secs_f64() / r.load.as_secs_f64().max(1e-9),
+            human(r.explain),
+            human(r.plan + r.explain),
+            r.runs
+        );
+    }
+    println!();
+}
+
+fn human(d: Duration) -> String {
+    if d.as_secs() >= 10 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else if d.as_millis() >= 10 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    }
+}
+
+/// `nodes×pods` (or `nodesxpods`) pairs, comma-separated.
+fn parse_scales(text: &str) -> Vec<Scale> {
+    text.split(',')
+        .filter_map(|pair| {
+            let (nodes, pods) = pair.trim().split_once(['x', '×', 'X'])?;
+            Some(Scale { nodes: nodes.trim().parse().ok()?, pods: pods.trim().parse().ok()? })
+        })
+        .collect()
+}
+
+fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok()?.trim().parse().ok()
+}
+
+/// Resets the process's peak RSS (`VmHWM`), where Linux lets us.
+fn reset_peak() {
+    // Best effort: without it the peaks are those of the whole process so far.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The process's peak RSS in MiB since the last reset.
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// `cargo test --all-targets`: a tiny cluster through every phase once.
+fn smoke() {
+    let started = Instant::now();
+    let row = measure(Scale { nodes: 20, pods: 400 }, 1, false);
+    print_table(&[row]);
+    println!(
+        "replay bench smoke test passed in {:.2?} (run `cargo bench --bench replay` for figures)",
+        started.elapsed()
+    );
+}
