@@ -223,6 +223,20 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         } else {
             topology::Rules::default()
         };
+        let fits = self.world.static_fits(pod, &pod_reqs, strict);
+        for &i in fits.iter() {
+            if self.excluded.contains(&i) {
+                continue;
+            }
+            if let Ok(why) = self.can_add_existing(i, pod, &requests, &pod_reqs, &rules, strict) {
+                let placed = self.placed.entry(i).or_default();
+                pod::add(&mut placed.used, &requests);
+                placed.pods.push(pod);
+                placed.host_ports.extend(host_ports(pod));
+                self.rejections.clear();
+                return Ok((Target::Existing(i), why));
+            }
+        }
         let mut failures: BTreeMap<String, usize> = BTreeMap::new();
         let mut existing = 0;
         self.rejections.clear();

@@ -70,6 +70,7 @@ pub struct World<'c, 'a> {
     requests: HashMap<usize, Resources>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
+    static_fits: RefCell<HashMap<String, Rc<Vec<usize>>>>,
 }
 
 impl<'c, 'a> World<'c, 'a> {
@@ -98,6 +99,7 @@ impl<'c, 'a> World<'c, 'a> {
             requests,
             counts: RefCell::default(),
             universes: RefCell::default(),
+            static_fits: RefCell::default(),
         };
         world.templates = templates(&world);
         world
@@ -116,6 +118,29 @@ impl<'c, 'a> World<'c, 'a> {
             ZONE => node.zone.as_deref(),
             _ => node.labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str),
         }
+    }
+
+    /// Nodes, in destination order, whose labels and taints a pod with these requirements and
+    /// tolerations accepts: what never changes during a simulation (memoised). Only these
+    /// nodes can take the pod, so the first fit is searched among them.
+    pub fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> Rc<Vec<usize>> {
+        let key = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
+        if let Some(hit) = self.static_fits.borrow().get(&key) {
+            return Rc::clone(hit);
+        }
+        let fits: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let node = &self.nodes[i];
+                taints::untolerated(&pod.spec.tolerations, &node.taints, !strict).is_none()
+                    && requirements.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok())
+            })
+            .collect();
+        let fits = Rc::new(fits);
+        self.static_fits.borrow_mut().insert(key, Rc::clone(&fits));
+        fits
     }
 
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
