@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, ColorChoice, Command, Output, Severity, SortBy};
-use crate::engine::{self, Replay};
+use crate::engine;
 use crate::error::{Error, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use crate::object_ref::{did_you_mean, Kind, ObjectRef};
 use crate::render::{self, Format, Styles, TableOptions};
@@ -120,8 +120,8 @@ fn build_report(
             (Report::Plan(plan), EXIT_OK)
         }
         Command::Explain { target } => {
-            let replay = engine::replay(snapshot, now);
-            let name = resolve_node(&replay, snapshot, target, cli.kube.namespace.as_deref())?;
+            let name = resolve_node(snapshot, target, cli.kube.namespace.as_deref())?;
+            let replay = engine::replay_focused(snapshot, now, Some(&name));
             let explanation = report::explain::explain(&replay, snapshot, &name, overrides)
                 .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
             (Report::Explain(Box::new(explanation)), EXIT_OK)
@@ -244,25 +244,19 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
 }
 
 /// A target → the node name it stands for (a pod's node, a NodeClaim's node).
-fn resolve_node(
-    replay: &Replay,
-    snapshot: &Snapshot,
-    target: &ObjectRef,
-    namespace: Option<&str>,
-) -> Result<String, Error> {
+fn resolve_node(snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
+    let nodes = || snapshot.nodes.iter().map(|n| n.metadata.name.as_str());
+    let claims = || snapshot.node_claims.iter().map(|c| c.metadata.name.as_str());
     match target.kind {
-        Kind::Node => replay
-            .nodes
-            .iter()
-            .find(|n| n.name == target.name)
-            .map(|n| n.name.clone())
-            .ok_or_else(|| not_found(Kind::Node, &target.name, replay.nodes.iter().map(|n| n.name.as_str()))),
-        Kind::NodeClaim => replay
-            .nodes
-            .iter()
-            .find(|n| n.node_claim.as_deref() == Some(&target.name))
-            .map(|n| n.name.clone())
-            .ok_or_else(|| not_found(Kind::NodeClaim, &target.name, replay.nodes.iter().filter_map(|n| n.node_claim.as_deref()))),
+        Kind::Node => nodes()
+            .chain(claims())
+            .find(|n| *n == target.name)
+            .map(str::to_owned)
+            .ok_or_else(|| not_found(Kind::Node, &target.name, nodes().chain(claims()))),
+        Kind::NodeClaim => claims()
+            .find(|n| *n == target.name)
+            .map(str::to_owned)
+            .ok_or_else(|| not_found(Kind::NodeClaim, &target.name, claims())),
         Kind::Pod => {
             let ns = namespace.unwrap_or("default");
             let pod = snapshot

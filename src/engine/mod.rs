@@ -19,4 +19,4 @@ pub mod scoring;
 pub mod state;
 pub mod volumes;
 
-pub use replay::{replay, Action, CommandView, NodeVerdict, PodView, Replay, Step, StepKind, Verdict};
+pub use replay::{replay, replay_focused, Action, CommandView, NodeVerdict, PodView, Replay, Step, StepKind, Verdict};

@@ -133,6 +133,13 @@ pub struct Replay {
 ///
 /// Mirrors [`crate::upstream::RECONCILE`].
 pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
+    replay_focused(snapshot, now, None)
+}
+
+/// Replays the round, but gives a verdict only to the node named `focus` (by Node or
+/// NodeClaim name) when one is given: `explain` needs the round and one node, not every
+/// node's own simulation.
+pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
     let cluster = Cluster::new(snapshot, now);
     let limits = Limits::new(&snapshot.pdbs);
     let candidates: Vec<Candidate<'_>> =
@@ -171,8 +178,11 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
             )
         })
         .collect();
+    let in_focus =
+        |c: &Candidate<'_>| focus.is_none_or(|f| c.name == f || cluster.nodes[c.index].claim_name() == Some(f));
     let nodes = candidates
         .iter()
+        .filter(|c| in_focus(c))
         .map(|c| {
             let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
             let mut v = verdict(&ctx, c, command, acting.as_ref().map(|(m, _)| *m), skipped.get(&c.index));
