@@ -6,7 +6,7 @@
 //! ```
 //!
 //! The output is one JSON `v1 List` (JSON, not YAML: it parses about ten times faster). What is
-//! in it is described in `gen.rs`. The node worth `explain`ing is printed on stderr as
+//! in it is described in `gen/mod.rs`. The node worth `explain`ing is printed on stderr as
 //! `explain: node/NAME`.
 
 mod gen;
