@@ -11,6 +11,7 @@
 //! A simulation never copies the cluster: it reads the shared [`World`] and records only what
 //! it changes (pods placed on existing nodes, the NodeClaims it opens).
 
+mod pod_index;
 pub mod requirements;
 pub mod taints;
 pub mod topology;

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
+use super::pod_index::PodIndex;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::topology::PodFilter;
@@ -68,6 +69,7 @@ pub struct World<'c, 'a> {
     /// (topology key, selected pods), with the nodes of the pods holding it.
     pub anti_affinity_groups: Vec<AntiAffinityGroup>,
     requests: HashMap<usize, Resources>,
+    pods: PodIndex<'a>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     static_fits: RefCell<HashMap<String, Rc<Vec<usize>>>>,
@@ -89,6 +91,7 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let anti_affinity_groups = anti_affinity_groups(&nodes);
+        let pods = PodIndex::new(nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p))));
         let mut world = World {
             cluster,
             nodes,
@@ -97,6 +100,7 @@ impl<'c, 'a> World<'c, 'a> {
             pool_usage,
             anti_affinity_groups,
             requests,
+            pods,
             counts: RefCell::default(),
             universes: RefCell::default(),
             static_fits: RefCell::default(),
@@ -150,11 +154,12 @@ impl<'c, 'a> World<'c, 'a> {
             return Rc::clone(hit);
         }
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-        for (i, n) in self.nodes.iter().enumerate() {
+        for (i, _) in self.pods.matching(filter) {
             let Some(domain) = self.node_domain(i, key) else { continue };
-            let matching = n.pods.iter().filter(|p| filter.matches(p)).count() as i64;
-            if matching > 0 {
-                *counts.entry(domain.to_owned()).or_default() += matching;
+            if let Some(n) = counts.get_mut(domain) {
+                *n += 1;
+            } else {
+                counts.insert(domain.to_owned(), 1);
             }
         }
         let counts = Rc::new(counts);

@@ -1,0 +1,132 @@
+//! The pods in place on existing nodes, indexed by namespace and by label, so that a topology
+//! filter reads the few pods it may select instead of every pod of the cluster.
+//!
+//! kube-scheduler keeps the same kind of index (`framework.NodeInfo` pods with affinity, the
+//! PodTopologySpread pre-filter state); Karpenter's `Topology` counts by scanning the cluster
+//! state once per topology group. Either way the answer is the count per domain; only the
+//! cost differs, and without an index it is quadratic in the size of the cluster.
+
+use std::collections::HashMap;
+
+use super::topology::PodFilter;
+use crate::snapshot::Pod;
+
+/// Active pods on existing nodes with their node, and posting lists into them.
+#[derive(Debug, Default)]
+pub struct PodIndex<'a> {
+    pods: Vec<(usize, &'a Pod)>,
+    by_namespace: HashMap<&'a str, Vec<u32>>,
+    /// `(namespace, label key, label value)` → pods carrying that label.
+    by_label: HashMap<(&'a str, &'a str, &'a str), Vec<u32>>,
+}
+
+impl<'a> PodIndex<'a> {
+    /// Indexes `(node, pod)` pairs.
+    pub fn new(pods: impl IntoIterator<Item = (usize, &'a Pod)>) -> Self {
+        let mut index = PodIndex::default();
+        for (node, pod) in pods {
+            let id = u32::try_from(index.pods.len()).unwrap_or(u32::MAX);
+            let namespace = pod.metadata.namespace();
+            index.by_namespace.entry(namespace).or_default().push(id);
+            for (key, value) in &pod.metadata.labels {
+                index.by_label.entry((namespace, key, value)).or_default().push(id);
+            }
+            index.pods.push((node, pod));
+        }
+        index
+    }
+
+    /// Every indexed pod `filter` selects, with its node, in no particular order.
+    pub fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (usize, &'a Pod)> + 'i {
+        let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
+            (Some(namespaces), Some(selector)) => namespaces
+                .iter()
+                .map(|ns| {
+                    let by_label = selector.match_labels.iter().flatten().map(|(k, v)| {
+                        self.by_label.get(&(ns.as_str(), k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice)
+                    });
+                    // The rarest required label narrows the most; every candidate is checked anyway.
+                    by_label
+                        .min_by_key(|ids| ids.len())
+                        .unwrap_or_else(|| self.by_namespace.get(ns.as_str()).map_or(&[][..], Vec::as_slice))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let every_namespace = filter.namespaces.is_none() && filter.selector.is_some();
+        let all = every_namespace.then_some(self.pods.iter().copied()).into_iter().flatten();
+        ids.into_iter().flatten().map(|&id| self.pods[id as usize]).chain(all).filter(|(_, pod)| filter.matches(pod))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
+    use serde_json::json;
+
+    use super::PodIndex;
+    use crate::engine::scheduling::topology::PodFilter;
+    use crate::snapshot::Pod;
+
+    fn pod(namespace: &str, name: &str, labels: &serde_json::Value) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": name, "namespace": namespace, "labels": labels}}))
+            .expect("pod")
+    }
+
+    fn names(index: &PodIndex<'_>, filter: &PodFilter) -> BTreeSet<String> {
+        index.matching(filter).map(|(node, p)| format!("{node}:{}", p.metadata.name)).collect()
+    }
+
+    fn selector(labels: &[(&str, &str)]) -> LabelSelector {
+        LabelSelector {
+            match_labels: Some(labels.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()),
+            match_expressions: None,
+        }
+    }
+
+    #[test]
+    fn selects_what_a_scan_selects() {
+        let pods = [
+            pod("a", "web-1", &json!({"app": "web", "tier": "front"})),
+            pod("a", "web-2", &json!({"app": "web"})),
+            pod("a", "db-1", &json!({"app": "db", "tier": "back"})),
+            pod("b", "web-3", &json!({"app": "web", "tier": "front"})),
+        ];
+        let index = PodIndex::new(pods.iter().enumerate());
+        let filters = [
+            PodFilter::new(Some(["a".to_owned()].into()), Some(selector(&[("app", "web")]))),
+            PodFilter::new(
+                Some(["a".to_owned(), "b".to_owned()].into()),
+                Some(selector(&[("app", "web"), ("tier", "front")])),
+            ),
+            PodFilter::new(None, Some(selector(&[("app", "web")]))),
+            PodFilter::new(Some(["a".to_owned()].into()), Some(LabelSelector::default())),
+            PodFilter::new(
+                Some(["a".to_owned()].into()),
+                Some(LabelSelector {
+                    match_labels: None,
+                    match_expressions: Some(vec![LabelSelectorRequirement {
+                        key: "tier".into(),
+                        operator: "Exists".into(),
+                        values: None,
+                    }]),
+                }),
+            ),
+            PodFilter::new(Some(["a".to_owned()].into()), None),
+            PodFilter::new(Some(["c".to_owned()].into()), Some(selector(&[("app", "web")]))),
+        ];
+        for filter in &filters {
+            let scanned: BTreeSet<String> = pods
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| filter.matches(p))
+                .map(|(node, p)| format!("{node}:{}", p.metadata.name))
+                .collect();
+            assert_eq!(names(&index, filter), scanned, "{filter:?}");
+        }
+        assert_eq!(names(&index, &filters[1]).len(), 2);
+        assert_eq!(names(&index, &filters[2]).len(), 3);
+    }
+}
