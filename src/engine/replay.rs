@@ -185,7 +185,8 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
         .filter(|c| in_focus(c))
         .map(|c| {
             let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
-            let mut v = verdict(&ctx, c, command, acting.as_ref().map(|(m, _)| *m), skipped.get(&c.index));
+            let round = acting.as_ref().map(|(m, _)| *m);
+            let mut v = verdict(&ctx, c, command, round, skipped.get(&c.index), focus.is_some());
             v.reasons.extend(uncertain.iter().cloned());
             v
         })
@@ -233,7 +234,7 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
     }
     if drift::is_drifted(cluster, c) {
         let results =
-            scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false, lift_pod_gates: true });
+            scheduling::simulate(ctx.world, &[c.index], Options { lift_pod_gates: true, ..Options::default() });
         if let Some(errors) = results.non_pending_errors() {
             findings.push(
                 Reason::new(Code::PodsCannotReschedule, method::consolidation::sentence(&errors))
@@ -298,10 +299,11 @@ fn verdict(
     acting: Option<&Command>,
     round_method: Option<Method>,
     skipped: Option<&Vec<Reason>>,
+    detail: bool,
 ) -> NodeVerdict {
     let cluster = ctx.cluster;
     let node = &cluster.nodes[c.index];
-    let lifted = match acting {
+    let mut lifted = match acting {
         Some(cmd) => Lifted {
             reason: Some(cmd.method.reason()),
             findings: classify(ctx, c).into_iter().chain(cmd.findings.iter().cloned()).collect(),
@@ -309,6 +311,9 @@ fn verdict(
         },
         None => lifted(ctx, c),
     };
+    if detail {
+        lifted.results = lifted.results.map(|r| scheduling::with_detail(ctx.world, &r));
+    }
     let waive_pod_gates = lifted.reason == Some("Drifted") && c.has_termination_grace_period(cluster);
     let mut gates: Vec<Reason> = c.node_gates.clone();
     if !waive_pod_gates {

@@ -49,7 +49,8 @@ pub fn compute_consolidation(
 ) -> Move {
     let cluster = world.cluster;
     let indices: Vec<usize> = candidates.iter().map(|c| c.index).collect();
-    let results = scheduling::simulate(world, &indices, Options { consolidation: true, lift_pod_gates });
+    let results =
+        scheduling::simulate(world, &indices, Options { consolidation: true, lift_pod_gates, ..Options::default() });
     let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     let nothing = |results: Results, reason: Reason| Move {
         decision: None,

@@ -43,8 +43,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             ));
             continue;
         }
-        let results =
-            scheduling::simulate(ctx.world, &[c.index], Options { consolidation: false, lift_pod_gates: false });
+        let results = scheduling::simulate(ctx.world, &[c.index], Options::default());
         if let Some(errors) = results.non_pending_errors() {
             outcome.skipped.entry(c.index).or_default().push(
                 Reason::new(Code::PodsCannotReschedule, super::consolidation::sentence(&errors))

@@ -17,7 +17,7 @@ pub mod taints;
 pub mod topology;
 pub mod world;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use self::requirements::Requirements;
@@ -72,6 +72,9 @@ pub struct NewClaim {
 pub struct Results {
     pub moves: Vec<PodMove>,
     pub new_claims: Vec<NewClaim>,
+    /// What was simulated: the candidates removed, and how.
+    pub candidates: Vec<usize>,
+    pub options: Options,
 }
 
 impl Results {
@@ -92,13 +95,18 @@ impl Results {
 }
 
 /// What to simulate.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
     /// A consolidation simulation (applies the consolidateAfter destination rule).
     pub consolidation: bool,
     /// Also move the candidates' do-not-disrupt and fully PDB-blocked pods: the replay of a
     /// blocked node "with its gates lifted".
     pub lift_pod_gates: bool,
+    /// Explain every pod: the fit figures, kube-scheduler's summary of the refusals and the
+    /// refusing nodes, for `explain`. Without it only what a decision or a finding quotes is
+    /// written (the refusals of the first bound pods that find no place). Placement is the
+    /// same either way.
+    pub detail: bool,
 }
 
 /// Simulates removing `candidates` (indices into the cluster's nodes).
@@ -107,8 +115,21 @@ pub struct Options {
 pub fn simulate(world: &World<'_, '_>, candidates: &[usize], options: Options) -> Results {
     let mut sim = Simulation::new(world, candidates, options);
     sim.solve();
+    sim.results.candidates = candidates.to_vec();
+    sim.results.options = options;
     sim.results
 }
+
+/// The same simulation as `results` came from, with every pod explained.
+pub fn with_detail(world: &World<'_, '_>, results: &Results) -> Results {
+    if results.options.detail {
+        return results.clone();
+    }
+    simulate(world, &results.candidates, Options { detail: true, ..results.options })
+}
+
+/// How many failed bound pods Karpenter's error text lists.
+const ERRORS_LISTED: usize = 5;
 
 /// What a simulation changed on an existing node.
 #[derive(Debug, Default, Clone)]
@@ -132,30 +153,44 @@ struct Claim<'w, 'a> {
 struct Simulation<'w, 'c, 'a> {
     world: &'w World<'c, 'a>,
     options: Options,
-    excluded: HashSet<usize>,
+    /// Indexed like the cluster's nodes: candidates and nodes marked for deletion.
+    excluded: Vec<bool>,
+    excluded_list: Vec<usize>,
     placed: HashMap<usize, Placed<'a>>,
     claims: Vec<Claim<'w, 'a>>,
     queue: Vec<(&'a Pod, bool)>,
     results: Results,
-    rejections: Vec<String>,
+}
+
+/// Why no existing node took a pod: kube-scheduler's counts per reason, over `existing` nodes.
+struct Refusals {
+    existing: usize,
+    counts: BTreeMap<String, usize>,
+    /// `node: reason`, the first [`MAX_REJECTIONS`].
+    nodes: Vec<String>,
+}
+
+impl Refusals {
+    fn summary(&self) -> String {
+        format!("0/{} nodes are available: {}", self.existing, summarise(&self.counts))
+    }
 }
 
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
         let now = cluster.now;
-        let limits = super::pdb::Limits::new(&cluster.snapshot.pdbs);
-        let mut queue: Vec<(&'a Pod, bool)> =
-            cluster.unbound_pods.iter().filter(|p| is_provisionable(p)).map(|p| (*p, true)).collect();
-        let mut excluded = HashSet::new();
-        for (i, node) in cluster.nodes.iter().enumerate() {
-            if candidates.contains(&i) || node.marked_for_deletion() {
-                excluded.insert(i);
-                for p in &node.pods {
-                    let lifted = options.lift_pod_gates && candidates.contains(&i);
-                    if pod::is_reschedulable(p) && (lifted || limits.is_currently_reschedulable(p, now)) {
-                        queue.push((p, false));
-                    }
+        let mut queue: Vec<(&'a Pod, bool)> = world.pending.iter().map(|p| (*p, true)).collect();
+        let mut excluded = vec![false; cluster.nodes.len()];
+        let mut excluded_list: Vec<usize> = candidates.iter().chain(&world.deleting).copied().collect();
+        excluded_list.sort_unstable();
+        excluded_list.dedup();
+        for &i in &excluded_list {
+            excluded[i] = true;
+            let lifted = options.lift_pod_gates && candidates.contains(&i);
+            for p in &cluster.nodes[i].pods {
+                if pod::is_reschedulable(p) && (lifted || world.limits.is_currently_reschedulable(p, now)) {
+                    queue.push((p, false));
                 }
             }
         }
@@ -173,34 +208,63 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             world,
             options,
             excluded,
+            excluded_list,
             placed: HashMap::new(),
             claims: Vec::new(),
             queue,
             results: Results::default(),
-            rejections: Vec::new(),
         }
     }
 
     fn solve(&mut self) {
         let queue = std::mem::take(&mut self.queue);
+        let mut failed_bound = 0;
         for (pod, pending) in queue {
             let key = pod.metadata.key();
-            let outcome = self.place(pod, true).or_else(|_| self.place(pod, false));
-            let (to, why) = match outcome {
-                Ok((Target::Existing(i), _)) if !self.world.nodes[i].initialized => {
+            let (strict, outcome) = match self.place(pod, true) {
+                Ok(target) => (true, Ok(target)),
+                Err(_) => (false, self.place(pod, false)),
+            };
+            let detail = self.options.detail;
+            let (to, why, rejections) = match outcome {
+                Ok(Placement::Existing(i, _)) if !self.world.nodes[i].initialized => {
                     let node = &self.world.cluster.nodes[i];
                     let claim = node.claim_name().unwrap_or_default();
                     let why = format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", node.name);
-                    (Destination::Nowhere, vec![why])
+                    (Destination::Nowhere, vec![why], Vec::new())
                 }
-                Ok((Target::Existing(i), why)) => (Destination::Existing(self.world.nodes[i].name.clone()), vec![why]),
-                Ok((Target::Claim(i), why)) => {
-                    self.results_claim(i).pods.push(key.clone());
-                    (Destination::New(i), vec![why])
+                Ok(Placement::Existing(i, fit)) => {
+                    (Destination::Existing(self.world.nodes[i].name.clone()), fit.into_iter().collect(), Vec::new())
                 }
-                Err(why) => (Destination::Nowhere, why),
+                Ok(Placement::Claim(i, opened)) => {
+                    self.results.new_claims[i].pods.push(key.clone());
+                    let mut why = if opened {
+                        format!("new NodeClaim from nodepool/{}", self.claims[i].template.pool.metadata.name)
+                    } else {
+                        "NodeClaim opened earlier in this simulation".to_owned()
+                    };
+                    let mut rejections = Vec::new();
+                    if detail {
+                        let refusals = self.refusals(pod, strict);
+                        why = format!("{why}; {}", refusals.summary());
+                        rejections = refusals.nodes;
+                    }
+                    (Destination::New(i), vec![why], rejections)
+                }
+                Err(claim_errors) if detail || (!pending && failed_bound < ERRORS_LISTED) => {
+                    let refusals = self.refusals(pod, false);
+                    let mut why = vec![refusals.summary()];
+                    if self.world.templates.is_empty() {
+                        why.push("no NodePool can launch capacity for it".into());
+                    }
+                    why.extend(claim_errors);
+                    (Destination::Nowhere, why, refusals.nodes)
+                }
+                Err(_) => (Destination::Nowhere, Vec::new(), Vec::new()),
             };
-            let rejections = std::mem::take(&mut self.rejections);
+            if !pending && to == Destination::Nowhere {
+                failed_bound += 1;
+            }
             self.results.moves.push(PodMove { pod: key, pending, to, why, rejections });
         }
         for (i, claim) in self.claims.iter().enumerate() {
@@ -211,72 +275,43 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
     }
 
-    fn results_claim(&mut self, i: usize) -> &mut NewClaim {
-        &mut self.results.new_claims[i]
-    }
-
-    /// Tries existing nodes, then open claims (fewest pods first), then a new claim.
-    fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<(Target, String), Vec<String>> {
-        let requests = self.world.requests(pod);
-        let pod_reqs = node_requirements(pod, strict, self.world.cluster);
-        let rules = if has_topology(pod) || !self.world.anti_affinity_groups.is_empty() {
+    /// Places the pod on the first existing node that takes it, else on an open claim (fewest
+    /// pods first), else on a new claim; on failure, each NodePool's reason.
+    fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<Placement, Vec<String>> {
+        let world = self.world;
+        let requests = world.requests(pod);
+        let fit = world.pod_fit(pod, strict);
+        let rules = if has_topology(pod) || !world.anti_affinity_groups.is_empty() {
             topology::prepare(pod, self, strict)
         } else {
             topology::Rules::default()
         };
-        let fits = self.world.static_fits(pod, &pod_reqs, strict);
-        for &i in fits.iter() {
-            if self.excluded.contains(&i) {
+        let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
+        let (cpu, memory) = (milli("cpu"), milli("memory"));
+        for i in fit.fits.with_room(cpu, memory) {
+            if self.excluded[i] || !self.has_room(i, cpu, memory) {
                 continue;
             }
-            if let Ok(why) = self.can_add_existing(i, pod, &requests, &pod_reqs, &rules, strict) {
+            if self.can_add_existing(i, pod, &requests, &fit.requirements, &rules, strict).is_ok() {
+                let shown = self.options.detail.then(|| self.fit_text(i, &requests));
                 let placed = self.placed.entry(i).or_default();
                 pod::add(&mut placed.used, &requests);
                 placed.pods.push(pod);
                 placed.host_ports.extend(host_ports(pod));
-                self.rejections.clear();
-                return Ok((Target::Existing(i), why));
-            }
-        }
-        let mut failures: BTreeMap<String, usize> = BTreeMap::new();
-        let mut existing = 0;
-        self.rejections.clear();
-        for &i in &self.world.order {
-            if self.excluded.contains(&i) {
-                continue;
-            }
-            existing += 1;
-            match self.can_add_existing(i, pod, &requests, &pod_reqs, &rules, strict) {
-                Ok(why) => {
-                    let placed = self.placed.entry(i).or_default();
-                    pod::add(&mut placed.used, &requests);
-                    placed.pods.push(pod);
-                    placed.host_ports.extend(host_ports(pod));
-                    return Ok((Target::Existing(i), why));
-                }
-                Err(reason) => {
-                    if self.rejections.len() < MAX_REJECTIONS {
-                        self.rejections.push(format!("{}: {reason}", self.world.nodes[i].name));
-                    }
-                    *failures.entry(reason).or_default() += 1;
-                }
+                return Ok(Placement::Existing(i, shown));
             }
         }
         let mut open: Vec<usize> = (0..self.claims.len()).collect();
         open.sort_by_key(|&i| self.claims[i].pods.len());
         for i in open {
-            if let Ok((labels, types)) = self.can_add_claim(&self.claims[i], pod, &requests, &pod_reqs, &rules, strict)
-            {
+            let claim = &self.claims[i];
+            if let Ok((labels, types)) = self.can_add_claim(claim, pod, &requests, &fit.requirements, &rules, strict) {
                 self.commit_claim(i, pod, &requests, labels, types);
-                let why = format!(
-                    "NodeClaim opened earlier in this simulation; 0/{existing} nodes are available: {}",
-                    summarise(&failures)
-                );
-                return Ok((Target::Claim(i), why));
+                return Ok(Placement::Claim(i, false));
             }
         }
         let mut claim_errors = Vec::new();
-        for template in &self.world.templates {
+        for template in &world.templates {
             let claim = Claim {
                 template,
                 name: format!("<new nodeclaim {}>", self.claims.len() + 1),
@@ -286,7 +321,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 pods: Vec::new(),
                 host_ports: Vec::new(),
             };
-            match self.can_add_claim(&claim, pod, &requests, &pod_reqs, &rules, strict) {
+            match self.can_add_claim(&claim, pod, &requests, &fit.requirements, &rules, strict) {
                 Ok((labels, types)) => {
                     self.claims.push(claim);
                     self.results.new_claims.push(NewClaim {
@@ -298,22 +333,44 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     });
                     let i = self.claims.len() - 1;
                     self.commit_claim(i, pod, &requests, labels, types);
-                    let why = format!(
-                        "new NodeClaim from nodepool/{}; 0/{existing} nodes are available: {}",
-                        template.pool.metadata.name,
-                        summarise(&failures)
-                    );
-                    return Ok((Target::Claim(i), why));
+                    return Ok(Placement::Claim(i, true));
                 }
                 Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
             }
         }
-        let mut why = vec![format!("0/{existing} nodes are available: {}", summarise(&failures))];
-        if self.world.templates.is_empty() {
-            why.push("no NodePool can launch capacity for it".into());
+        Err(claim_errors)
+    }
+
+    /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
+    fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
+        let node = &self.world.nodes[i];
+        let used = |k: &str| self.placed.get(&i).and_then(|p| p.used.get(k)).map_or(0, |q| q.milli());
+        world::room(node.free_cpu - used("cpu"), cpu) && world::room(node.free_memory - used("memory"), memory)
+    }
+
+    /// Every existing node's refusal of the pod, as kube-scheduler sums them up.
+    fn refusals(&self, pod: &Pod, strict: bool) -> Refusals {
+        let requests = self.world.requests(pod);
+        let fit = self.world.pod_fit(pod, strict);
+        let rules = if has_topology(pod) || !self.world.anti_affinity_groups.is_empty() {
+            topology::prepare(pod, self, strict)
+        } else {
+            topology::Rules::default()
+        };
+        let mut out = Refusals { existing: 0, counts: BTreeMap::new(), nodes: Vec::new() };
+        for &i in &self.world.order {
+            if self.excluded[i] {
+                continue;
+            }
+            out.existing += 1;
+            if let Err(reason) = self.can_add_existing(i, pod, &requests, &fit.requirements, &rules, strict) {
+                if out.nodes.len() < MAX_REJECTIONS {
+                    out.nodes.push(format!("{}: {reason}", self.world.nodes[i].name));
+                }
+                *out.counts.entry(reason).or_default() += 1;
+            }
         }
-        why.extend(claim_errors);
-        Err(why)
+        out
     }
 
     fn can_add_existing(
@@ -324,7 +381,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         pod_reqs: &[Requirements],
         rules: &topology::Rules,
         strict: bool,
-    ) -> Result<String, String> {
+    ) -> Result<(), String> {
         let node = &self.world.nodes[i];
         let placed = self.placed.get(&i);
         if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
@@ -337,12 +394,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if host_port_conflict(pod, ports_taken) {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
-        let free = |k: &str| {
-            let base = node.available.get(k).copied().unwrap_or_default();
-            placed.and_then(|p| p.used.get(k)).map_or(base, |u| base.minus(*u))
-        };
         for (resource, want) in requests {
-            if want.milli() > 0 && *want > free(resource) {
+            if want.milli() > 0 && *want > self.free(i, resource) {
                 return Err(if resource == "pods" {
                     "Too many pods".into()
                 } else {
@@ -357,14 +410,25 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             let domain_of = |key: &str| Domain::Fixed(self.world.node_domain(i, key).map(str::to_owned));
             rules.admit(&domain_of).map_err(str::to_owned)?;
         }
+        Ok(())
+    }
+
+    /// What is left of a resource on an existing node.
+    fn free(&self, i: usize, resource: &str) -> Quantity {
+        let base = self.world.nodes[i].available.get(resource).copied().unwrap_or_default();
+        self.placed.get(&i).and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
+    }
+
+    /// "fits: cpu 500m/1900m free, memory 0.5/6.2Gi free", before the pod lands.
+    fn fit_text(&self, i: usize, requests: &Resources) -> String {
         let gib = f64::from(1u32 << 30);
-        Ok(format!(
+        format!(
             "fits: cpu {}/{} free, memory {:.1}/{:.1}Gi free",
             requests.get("cpu").copied().unwrap_or_default(),
-            free("cpu"),
+            self.free(i, "cpu"),
             requests.get("memory").map_or(0.0, |q| q.as_f64()) / gib,
-            free("memory").as_f64() / gib
-        ))
+            self.free(i, "memory").as_f64() / gib
+        )
     }
 
     /// Whether the pod fits the claim; the claim's new requirements and instance types if so.
@@ -484,16 +548,18 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 }
 
 /// Where a pod was placed.
-#[derive(Debug, Clone, Copy)]
-enum Target {
-    Existing(usize),
-    Claim(usize),
+#[derive(Debug, Clone)]
+enum Placement {
+    /// An existing node, with the fit figures when explaining.
+    Existing(usize, Option<String>),
+    /// A claim of this simulation; `true` when the pod opened it.
+    Claim(usize, bool),
 }
 
 impl View for Simulation<'_, '_, '_> {
     fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64> {
         let mut counts = (*self.world.base_counts(key, filter)).clone();
-        for &i in &self.excluded {
+        for &i in &self.excluded_list {
             let Some(domain) = self.world.node_domain(i, key) else { continue };
             let gone = self.world.nodes[i].pods.iter().filter(|p| filter.matches(p)).count() as i64;
             if gone > 0 {
@@ -521,12 +587,9 @@ impl View for Simulation<'_, '_, '_> {
 
     fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>> {
         let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for group in &self.world.anti_affinity_groups {
-            if !group.filter.matches(pod) {
-                continue;
-            }
+        for group in self.world.anti_affinity_groups.selecting(pod) {
             for &i in &group.nodes {
-                if self.excluded.contains(&i) {
+                if self.excluded[i] {
                     continue;
                 }
                 if let Some(domain) = self.world.node_domain(i, &group.key) {
@@ -574,7 +637,7 @@ pub(crate) fn is_ephemeral_taint(t: &Taint) -> bool {
 }
 
 /// Unbound pods the scheduler already gave up on (`PodScheduled=False, Unschedulable`).
-fn is_provisionable(pod: &Pod) -> bool {
+pub(crate) fn is_provisionable(pod: &Pod) -> bool {
     pod::is_active(pod)
         && pod.status.nominated_node_name.as_deref().is_none_or(str::is_empty)
         && !pod::is_owned_by_daemonset(pod)
@@ -590,7 +653,7 @@ fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
 
 /// The pod's node requirements: nodeSelector + each required affinity term (alternatives),
 /// plus the heaviest preferred term while `strict`, plus the zones of its bound volumes.
-fn node_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requirements> {
+pub(crate) fn node_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requirements> {
     let mut base = Requirements::from_labels(&pod.spec.node_selector);
     if !pod.spec.volumes.is_empty() {
         base.add_all(&super::volumes::volume_requirements(pod, cluster.snapshot));

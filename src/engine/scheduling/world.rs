@@ -5,6 +5,7 @@
 //! A simulation only records what it changes on top of this (see `Simulation`), so simulating
 //! one candidate costs what its pods cost, not what the cluster costs.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
@@ -14,6 +15,7 @@ use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::topology::PodFilter;
 use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
+use crate::engine::pdb::Limits;
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
@@ -27,6 +29,9 @@ pub struct BaseNode<'a> {
     pub taints: Vec<Taint>,
     /// Allocatable minus the requests of every non-terminal pod bound to it.
     pub available: Resources,
+    /// `available`'s cpu and memory in milli-units, for the first-fit search's pruning.
+    pub free_cpu: i128,
+    pub free_memory: i128,
     /// Active pods (counted by topology).
     pub pods: Vec<&'a Pod>,
     pub host_ports: Vec<HostPort>,
@@ -67,12 +72,67 @@ pub struct World<'c, 'a> {
     pub pool_usage: BTreeMap<String, Resources>,
     /// Required pod anti-affinity of the pods in place, grouped by term: one entry per distinct
     /// (topology key, selected pods), with the nodes of the pods holding it.
-    pub anti_affinity_groups: Vec<AntiAffinityGroup>,
+    pub anti_affinity_groups: AntiAffinityGroups,
+    /// Unbound pods the scheduler gave up on: every simulation places them first.
+    pub pending: Vec<&'a Pod>,
+    /// Nodes marked for deletion: their pods move in every simulation.
+    pub deleting: Vec<usize>,
+    pub limits: Limits<'a>,
     requests: HashMap<usize, Resources>,
     pods: PodIndex<'a>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
-    static_fits: RefCell<HashMap<String, Rc<Vec<usize>>>>,
+    static_fits: RefCell<HashMap<String, Rc<FitList>>>,
+    pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
+}
+
+/// What never changes about one pod during a replay, for one pass (strict or relaxed).
+#[derive(Debug)]
+pub struct PodFit {
+    /// Alternatives (required node affinity terms), each with the selector, the volumes'
+    /// zones and, while strict, the heaviest preferred term.
+    pub requirements: Vec<Requirements>,
+    pub fits: Rc<FitList>,
+}
+
+/// How many nodes share one pruning bound in a [`FitList`].
+const BLOCK: usize = 32;
+
+/// The nodes, in destination order, whose labels and taints accept a pod, with for each block
+/// of [`BLOCK`] nodes the most cpu and memory any of them has free before the simulation. A
+/// simulation only ever takes capacity away, so a pod needing more skips the whole block.
+#[derive(Debug)]
+pub struct FitList {
+    nodes: Vec<usize>,
+    bounds: Vec<(i128, i128)>,
+}
+
+impl FitList {
+    fn new(nodes: Vec<usize>, base: &[BaseNode<'_>]) -> Self {
+        let bounds = nodes
+            .chunks(BLOCK)
+            .map(|block| {
+                let cpu = block.iter().map(|&i| base[i].free_cpu).max().unwrap_or(i128::MIN);
+                let memory = block.iter().map(|&i| base[i].free_memory).max().unwrap_or(i128::MIN);
+                (cpu, memory)
+            })
+            .collect();
+        FitList { nodes, bounds }
+    }
+
+    /// Nodes that may have room for `cpu` and `memory` (milli-units), in destination order.
+    pub fn with_room(&self, cpu: i128, memory: i128) -> impl Iterator<Item = usize> + '_ {
+        self.nodes
+            .chunks(BLOCK)
+            .zip(&self.bounds)
+            .filter(move |(_, &(max_cpu, max_memory))| room(max_cpu, cpu) && room(max_memory, memory))
+            .flat_map(|(block, _)| block.iter().copied())
+    }
+}
+
+/// Whether `free` covers `want`; a request of zero or less is never checked (as in `Fits`).
+pub fn room(free: i128, want: i128) -> bool {
+    want <= 0 || free >= want
 }
 
 impl<'c, 'a> World<'c, 'a> {
@@ -90,8 +150,10 @@ impl<'c, 'a> World<'c, 'a> {
                 pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
             }
         }
-        let anti_affinity_groups = anti_affinity_groups(&nodes);
+        let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
         let pods = PodIndex::new(nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p))));
+        let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
+        let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
         let mut world = World {
             cluster,
             nodes,
@@ -99,19 +161,37 @@ impl<'c, 'a> World<'c, 'a> {
             templates: Vec::new(),
             pool_usage,
             anti_affinity_groups,
+            pending,
+            deleting,
+            limits: Limits::new(&cluster.snapshot.pdbs),
             requests,
             pods,
             counts: RefCell::default(),
             universes: RefCell::default(),
             static_fits: RefCell::default(),
+            pod_fits: RefCell::default(),
         };
         world.templates = templates(&world);
         world
     }
 
-    /// A pod's effective requests (computed once).
-    pub fn requests(&self, pod: &Pod) -> Resources {
-        self.requests.get(&address(pod)).cloned().unwrap_or_else(|| pod::requests(pod))
+    /// A pod's effective requests (computed once for the snapshot's pods).
+    pub fn requests(&self, pod: &Pod) -> Cow<'_, Resources> {
+        self.requests.get(&address(pod)).map_or_else(|| Cow::Owned(pod::requests(pod)), Cow::Borrowed)
+    }
+
+    /// The pod's node requirements and the nodes that statically accept it, for one pass
+    /// (memoised per pod).
+    pub fn pod_fit(&self, pod: &Pod, strict: bool) -> Rc<PodFit> {
+        let key = (address(pod), strict);
+        if let Some(hit) = self.pod_fits.borrow().get(&key) {
+            return Rc::clone(hit);
+        }
+        let requirements = super::node_requirements(pod, strict, self.cluster);
+        let fits = self.static_fits(pod, &requirements, strict);
+        let fit = Rc::new(PodFit { requirements, fits });
+        self.pod_fits.borrow_mut().insert(key, Rc::clone(&fit));
+        fit
     }
 
     /// The value of `key` on an existing node.
@@ -127,7 +207,7 @@ impl<'c, 'a> World<'c, 'a> {
     /// Nodes, in destination order, whose labels and taints a pod with these requirements and
     /// tolerations accepts: what never changes during a simulation (memoised). Only these
     /// nodes can take the pod, so the first fit is searched among them.
-    pub fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> Rc<Vec<usize>> {
+    fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> Rc<FitList> {
         let key = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
         if let Some(hit) = self.static_fits.borrow().get(&key) {
             return Rc::clone(hit);
@@ -142,7 +222,7 @@ impl<'c, 'a> World<'c, 'a> {
                     && requirements.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok())
             })
             .collect();
-        let fits = Rc::new(fits);
+        let fits = Rc::new(FitList::new(fits, &self.nodes));
         self.static_fits.borrow_mut().insert(key, Rc::clone(&fits));
         fits
     }
@@ -207,22 +287,63 @@ pub struct AntiAffinityGroup {
     pub nodes: Vec<usize>,
 }
 
-fn anti_affinity_groups(nodes: &[BaseNode<'_>]) -> Vec<AntiAffinityGroup> {
-    let mut groups: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
-    for (i, n) in nodes.iter().enumerate() {
-        for pod in &n.pods {
-            for term in super::topology::required_anti_terms(pod) {
-                let filter = super::topology::term_filter(pod, term);
-                let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());
-                groups
-                    .entry(id)
-                    .or_insert_with(|| AntiAffinityGroup { key: term.topology_key.clone(), filter, nodes: Vec::new() })
-                    .nodes
-                    .push(i);
+/// The required anti-affinity terms of the pods in place, indexed by a label each one
+/// requires, so that a pod being placed is checked only against the terms that may select it.
+#[derive(Debug, Default)]
+pub struct AntiAffinityGroups {
+    groups: Vec<AntiAffinityGroup>,
+    /// namespace → label key → label value → groups requiring that label there.
+    by_label: HashMap<String, HashMap<String, HashMap<String, Vec<usize>>>>,
+    /// Groups without a namespace list or a `matchLabels`: checked for every pod.
+    unindexed: Vec<usize>,
+}
+
+impl AntiAffinityGroups {
+    fn new(nodes: &[BaseNode<'_>]) -> Self {
+        let mut by_id: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            for pod in &n.pods {
+                for term in super::topology::required_anti_terms(pod) {
+                    let filter = super::topology::term_filter(pod, term);
+                    let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());
+                    by_id
+                        .entry(id)
+                        .or_insert_with(|| AntiAffinityGroup {
+                            key: term.topology_key.clone(),
+                            filter,
+                            nodes: Vec::new(),
+                        })
+                        .nodes
+                        .push(i);
+                }
             }
         }
+        let mut out = AntiAffinityGroups { groups: by_id.into_values().collect(), ..Default::default() };
+        for (g, group) in out.groups.iter().enumerate() {
+            let label = group.filter.selector.as_ref().and_then(|s| s.match_labels.as_ref()?.iter().next());
+            match (&group.filter.namespaces, label) {
+                (Some(namespaces), Some((key, value))) => {
+                    for ns in namespaces {
+                        let values = out.by_label.entry(ns.clone()).or_default().entry(key.clone()).or_default();
+                        values.entry(value.clone()).or_default().push(g);
+                    }
+                }
+                _ => out.unindexed.push(g),
+            }
+        }
+        out
     }
-    groups.into_values().collect()
+
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    /// The groups whose term selects `pod`.
+    pub fn selecting<'g>(&'g self, pod: &'g Pod) -> impl Iterator<Item = &'g AntiAffinityGroup> + 'g {
+        let by_key = self.by_label.get(pod.metadata.namespace());
+        let indexed = pod.metadata.labels.iter().filter_map(move |(k, v)| by_key?.get(k)?.get(v)).flatten();
+        self.unindexed.iter().chain(indexed).map(|&g| &self.groups[g]).filter(move |group| group.filter.matches(pod))
+    }
 }
 
 fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap<usize, Resources>) -> BaseNode<'a> {
@@ -260,10 +381,13 @@ fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap
         });
     }
     let pool = cluster.pool_of(node);
+    let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
     BaseNode {
         name: node.name.clone(),
         labels,
         taints: node_taints,
+        free_cpu: milli("cpu"),
+        free_memory: milli("memory"),
         available,
         pods,
         host_ports,
