@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use self::requirements::Requirements;
-use self::topology::{Domain, PodFilter, View};
+use self::topology::{PodFilter, View};
 pub use self::world::World;
 use self::world::{HostPort, Template};
 use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
@@ -288,7 +288,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         };
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
-        for i in fit.fits.with_room(cpu, memory) {
+        let zones = rules.allowed_values(ZONE);
+        for i in fit.fits.with_room(cpu, memory, zones.as_ref()).map(|p| world.order[p]) {
             if self.excluded[i] || !self.has_room(i, cpu, memory) {
                 continue;
             }
@@ -407,8 +408,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             return Err("node(s) didn't match Pod's node affinity/selector".into());
         }
         if !rules.is_empty() {
-            let domain_of = |key: &str| Domain::Fixed(self.world.node_domain(i, key).map(str::to_owned));
-            rules.admit(&domain_of).map_err(str::to_owned)?;
+            rules.admit_existing(&|key: &str| self.world.node_domain(i, key)).map_err(str::to_owned)?;
         }
         Ok(())
     }
@@ -462,8 +462,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
         let mut reqs = reqs.ok_or(last_err)?;
         if !rules.is_empty() {
-            let domain_of = |key: &str| self.claim_domain(&reqs, key, &claim.name);
-            let narrowing = rules.admit(&domain_of).map_err(str::to_owned)?;
+            let narrowing =
+                rules.admit_new(&|key: &str| self.claim_domain(&reqs, key, &claim.name)).map_err(str::to_owned)?;
             for (k, r) in &narrowing {
                 reqs.add(k, r);
             }
@@ -528,21 +528,24 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         claim.host_ports.extend(host_ports(pod));
     }
 
-    fn claim_domain(&self, reqs: &Requirements, key: &str, claim_name: &str) -> Domain {
+    /// The values of `key` a claim with these requirements may still take.
+    fn claim_domain(&self, reqs: &Requirements, key: &str, claim_name: &str) -> BTreeSet<String> {
         if key == HOSTNAME {
-            return Domain::OneOf([claim_name.to_owned()].into());
+            return [claim_name.to_owned()].into();
         }
         match reqs.get(key) {
-            Some(r) if !r.complement => Domain::OneOf(r.values.clone()),
-            Some(r) => Domain::OneOf(self.world.universe(key).iter().filter(|v| r.allows(v)).cloned().collect()),
-            None => Domain::OneOf((*self.world.universe(key)).clone()),
+            Some(r) if !r.complement => r.values.clone(),
+            Some(r) => self.world.universe(key).iter().filter(|v| r.allows(v)).cloned().collect(),
+            None => (*self.world.universe(key)).clone(),
         }
     }
 
     fn claim_fixed_domain(&self, claim: &Claim<'_, '_>, key: &str) -> Option<String> {
-        match self.claim_domain(&claim.labels, key, &claim.name) {
-            Domain::OneOf(values) if values.len() == 1 => values.into_iter().next(),
-            _ => None,
+        let values = self.claim_domain(&claim.labels, key, &claim.name);
+        if values.len() == 1 {
+            values.into_iter().next()
+        } else {
+            None
         }
     }
 }

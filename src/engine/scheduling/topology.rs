@@ -18,15 +18,6 @@ use super::requirements::Requirement;
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::snapshot::Pod;
 
-/// Where a destination sits for one topology key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Domain {
-    /// An existing node: its label value (or none).
-    Fixed(Option<String>),
-    /// A new NodeClaim: any of these values (narrowed as pods land).
-    OneOf(BTreeSet<String>),
-}
-
 /// Which pods a spread constraint or an affinity term counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodFilter {
@@ -81,14 +72,45 @@ impl Rules {
         self.rules.is_empty()
     }
 
-    /// Whether a destination with `domain_of(key)` satisfies every rule, and how a new NodeClaim
-    /// would have to narrow.
-    pub fn admit(&self, domain_of: &dyn Fn(&str) -> Domain) -> Result<Narrowing, &'static str> {
+    /// Whether a new NodeClaim that may land in any of `domains_of(key)` satisfies every rule,
+    /// and how it would have to narrow.
+    pub fn admit_new(&self, domains_of: &dyn Fn(&str) -> BTreeSet<String>) -> Result<Narrowing, &'static str> {
         let mut narrowing = Narrowing::new();
         for (key, allowed, message) in &self.rules {
-            narrow(key, allowed, domain_of, &mut narrowing).map_err(|()| *message)?;
+            narrow(key, allowed, domains_of(key), &mut narrowing).map_err(|()| *message)?;
         }
         Ok(narrowing)
+    }
+
+    /// Whether an existing node, whose value of a key is `domain_of(key)`, satisfies every rule.
+    pub fn admit_existing<'d>(&self, domain_of: &dyn Fn(&str) -> Option<&'d str>) -> Result<(), &'static str> {
+        for (key, allowed, message) in &self.rules {
+            let admitted = match (allowed, domain_of(key)) {
+                (Allowed::Any, _) => true,
+                (_, None) => false,
+                (Allowed::Only(set), Some(value)) => set.contains(value),
+                (Allowed::HostnameExcept(set), Some(value)) => !set.contains(value),
+            };
+            if !admitted {
+                return Err(message);
+            }
+        }
+        Ok(())
+    }
+
+    /// The values of `key` that every rule on it allows; `None` when no rule narrows the key.
+    pub fn allowed_values(&self, key: &str) -> Option<BTreeSet<&str>> {
+        let mut out: Option<BTreeSet<&str>> = None;
+        for (_, allowed, _) in self.rules.iter().filter(|(k, _, _)| k == key) {
+            if let Allowed::Only(set) = allowed {
+                let set: BTreeSet<&str> = set.iter().map(String::as_str).collect();
+                out = Some(match out {
+                    Some(before) => before.intersection(&set).copied().collect(),
+                    None => set,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -174,20 +196,17 @@ fn complement(universe: &BTreeSet<String>, forbidden: &BTreeSet<String>, key: &s
     Allowed::Only(universe.difference(forbidden).cloned().collect())
 }
 
-fn narrow(key: &str, allowed: &Allowed, domain_of: &dyn Fn(&str) -> Domain, out: &mut Narrowing) -> Result<(), ()> {
-    match (allowed, domain_of(key)) {
-        (Allowed::Any, _) => Ok(()),
-        (Allowed::Only(set), Domain::Fixed(Some(v))) => set.contains(&v).then_some(()).ok_or(()),
-        (Allowed::HostnameExcept(set), Domain::Fixed(Some(v))) => (!set.contains(&v)).then_some(()).ok_or(()),
-        (Allowed::Only(_) | Allowed::HostnameExcept(_), Domain::Fixed(None)) => Err(()),
-        (Allowed::HostnameExcept(set), Domain::OneOf(values)) => {
+fn narrow(key: &str, allowed: &Allowed, values: BTreeSet<String>, out: &mut Narrowing) -> Result<(), ()> {
+    match allowed {
+        Allowed::Any => Ok(()),
+        Allowed::HostnameExcept(set) => {
             if values.iter().any(|v| set.contains(v)) {
                 Err(())
             } else {
                 Ok(())
             }
         }
-        (Allowed::Only(set), Domain::OneOf(values)) => {
+        Allowed::Only(set) => {
             let keep: BTreeSet<String> = values.intersection(set).cloned().collect();
             if keep.is_empty() {
                 return Err(());

@@ -98,35 +98,91 @@ pub struct PodFit {
 /// How many nodes share one pruning bound in a [`FitList`].
 const BLOCK: usize = 32;
 
-/// The nodes, in destination order, whose labels and taints accept a pod, with for each block
-/// of [`BLOCK`] nodes the most cpu and memory any of them has free before the simulation. A
-/// simulation only ever takes capacity away, so a pod needing more skips the whole block.
+/// The nodes whose labels and taints accept a pod, as positions in the destination order,
+/// whole and per zone. Each list keeps, for every block of [`BLOCK`] nodes, the most cpu and
+/// memory any of them has free before the simulation: a simulation only ever takes capacity
+/// away, so a pod needing more skips the whole block, and a pod whose topology spread allows
+/// some zones reads only those zones' lists.
 #[derive(Debug)]
 pub struct FitList {
-    nodes: Vec<usize>,
+    all: Blocks,
+    by_zone: BTreeMap<String, Blocks>,
+}
+
+#[derive(Debug, Default)]
+struct Blocks {
+    positions: Vec<usize>,
     bounds: Vec<(i128, i128)>,
 }
 
-impl FitList {
-    fn new(nodes: Vec<usize>, base: &[BaseNode<'_>]) -> Self {
-        let bounds = nodes
+impl Blocks {
+    fn new(positions: Vec<usize>, free: &dyn Fn(usize) -> (i128, i128)) -> Self {
+        let bounds = positions
             .chunks(BLOCK)
             .map(|block| {
-                let cpu = block.iter().map(|&i| base[i].free_cpu).max().unwrap_or(i128::MIN);
-                let memory = block.iter().map(|&i| base[i].free_memory).max().unwrap_or(i128::MIN);
-                (cpu, memory)
+                block.iter().map(|&p| free(p)).fold((i128::MIN, i128::MIN), |(c, m), (bc, bm)| (c.max(bc), m.max(bm)))
             })
             .collect();
-        FitList { nodes, bounds }
+        Blocks { positions, bounds }
     }
 
-    /// Nodes that may have room for `cpu` and `memory` (milli-units), in destination order.
-    pub fn with_room(&self, cpu: i128, memory: i128) -> impl Iterator<Item = usize> + '_ {
-        self.nodes
+    fn with_room(&self, cpu: i128, memory: i128) -> impl Iterator<Item = usize> + '_ {
+        self.positions
             .chunks(BLOCK)
             .zip(&self.bounds)
             .filter(move |(_, &(max_cpu, max_memory))| room(max_cpu, cpu) && room(max_memory, memory))
             .flat_map(|(block, _)| block.iter().copied())
+    }
+}
+
+impl FitList {
+    fn new(positions: Vec<usize>, world: &World<'_, '_>) -> Self {
+        let free = |p: usize| {
+            let node = &world.nodes[world.order[p]];
+            (node.free_cpu, node.free_memory)
+        };
+        let mut zoned: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for &p in &positions {
+            if let Some(zone) = &world.nodes[world.order[p]].zone {
+                zoned.entry(zone.clone()).or_default().push(p);
+            }
+        }
+        FitList {
+            all: Blocks::new(positions, &free),
+            by_zone: zoned.into_iter().map(|(zone, positions)| (zone, Blocks::new(positions, &free))).collect(),
+        }
+    }
+
+    /// Positions in the destination order of the nodes that may have room for `cpu` and
+    /// `memory` (milli-units) and, when `zones` is given, lie in one of them; in order.
+    pub fn with_room<'s>(&'s self, cpu: i128, memory: i128, zones: Option<&BTreeSet<&str>>) -> InOrder<'s> {
+        let lists: Vec<&Blocks> = match zones {
+            None => vec![&self.all],
+            Some(zones) => zones.iter().filter_map(|z| self.by_zone.get(*z)).collect(),
+        };
+        InOrder {
+            heads: lists
+                .into_iter()
+                .map(|b| Box::new(b.with_room(cpu, memory)) as Box<_>)
+                .map(Iterator::peekable)
+                .collect(),
+        }
+    }
+}
+
+/// Several ascending position lists merged into one ascending list.
+pub struct InOrder<'s> {
+    heads: Vec<std::iter::Peekable<Box<dyn Iterator<Item = usize> + 's>>>,
+}
+
+impl Iterator for InOrder<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let next =
+            self.heads.iter_mut().enumerate().filter_map(|(k, head)| Some((k, *head.peek()?))).min_by_key(|&(_, p)| p);
+        let (k, _) = next?;
+        self.heads[k].next()
     }
 }
 
@@ -212,17 +268,15 @@ impl<'c, 'a> World<'c, 'a> {
         if let Some(hit) = self.static_fits.borrow().get(&key) {
             return Rc::clone(hit);
         }
-        let fits: Vec<usize> = self
-            .order
-            .iter()
-            .copied()
-            .filter(|&i| {
+        let fits: Vec<usize> = (0..self.order.len())
+            .filter(|&p| {
+                let i = self.order[p];
                 let node = &self.nodes[i];
                 taints::untolerated(&pod.spec.tolerations, &node.taints, !strict).is_none()
                     && requirements.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok())
             })
             .collect();
-        let fits = Rc::new(FitList::new(fits, &self.nodes));
+        let fits = Rc::new(FitList::new(fits, self));
         self.static_fits.borrow_mut().insert(key, Rc::clone(&fits));
         fits
     }
