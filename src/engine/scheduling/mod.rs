@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 use self::requirements::Requirements;
-use self::topology::{PodFilter, View};
+use self::topology::{Counts, PodFilter, View};
 pub use self::world::World;
 use self::world::{HostPort, Template};
 use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
@@ -281,14 +281,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let world = self.world;
         let requests = world.requests(pod);
         let fit = world.pod_fit(pod, strict);
-        let rules = if has_topology(pod) || !world.anti_affinity_groups.is_empty() {
-            topology::prepare(pod, self, strict)
-        } else {
-            topology::Rules::default()
-        };
+        let rules = self.rules(pod, strict);
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
-        let zones = rules.allowed_values(ZONE);
+        let universe = world.universe(ZONE);
+        let zones = rules.allowed_values(ZONE, &universe);
         for i in fit.fits.with_room(cpu, memory, zones.as_ref()).map(|p| world.order[p]) {
             if self.excluded[i] || !self.has_room(i, cpu, memory) {
                 continue;
@@ -342,6 +339,19 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         Err(claim_errors)
     }
 
+    /// The pod's topology rules against the placements so far.
+    fn rules(&self, pod: &Pod, strict: bool) -> topology::Rules {
+        let terms = self.world.pod_terms(pod);
+        if terms.is_empty()
+            && self.world.anti_affinity_groups.is_empty()
+            && self.claims.is_empty()
+            && self.placed.is_empty()
+        {
+            return topology::Rules::default();
+        }
+        topology::prepare(pod, &terms, self, strict)
+    }
+
     /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
     fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
         let node = &self.world.nodes[i];
@@ -353,11 +363,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn refusals(&self, pod: &Pod, strict: bool) -> Refusals {
         let requests = self.world.requests(pod);
         let fit = self.world.pod_fit(pod, strict);
-        let rules = if has_topology(pod) || !self.world.anti_affinity_groups.is_empty() {
-            topology::prepare(pod, self, strict)
-        } else {
-            topology::Rules::default()
-        };
+        let rules = self.rules(pod, strict);
         let mut out = Refusals { existing: 0, counts: BTreeMap::new(), nodes: Vec::new() };
         for &i in &self.world.order {
             if self.excluded[i] {
@@ -560,28 +566,30 @@ enum Placement {
 }
 
 impl View for Simulation<'_, '_, '_> {
-    fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64> {
-        let mut counts = (*self.world.base_counts(key, filter)).clone();
+    fn counts(&self, key: &str, filter: &PodFilter) -> Counts {
+        let mut delta: BTreeMap<String, i64> = BTreeMap::new();
+        let mut add = |domain: &str, n: i64| {
+            if n != 0 {
+                *delta.entry(domain.to_owned()).or_default() += n;
+            }
+        };
+        let selected = |pods: &[&Pod]| pods.iter().filter(|p| filter.matches(p)).count() as i64;
         for &i in &self.excluded_list {
-            let Some(domain) = self.world.node_domain(i, key) else { continue };
-            let gone = self.world.nodes[i].pods.iter().filter(|p| filter.matches(p)).count() as i64;
-            if gone > 0 {
-                *counts.entry(domain.to_owned()).or_default() -= gone;
+            if let Some(domain) = self.world.node_domain(i, key) {
+                add(domain, -selected(&self.world.nodes[i].pods));
             }
         }
         for (&i, placed) in &self.placed {
-            let Some(domain) = self.world.node_domain(i, key) else { continue };
-            let added = placed.pods.iter().filter(|p| filter.matches(p)).count() as i64;
-            *counts.entry(domain.to_owned()).or_default() += added;
+            if let Some(domain) = self.world.node_domain(i, key) {
+                add(domain, selected(&placed.pods));
+            }
         }
         for claim in &self.claims {
             if let Some(domain) = self.claim_fixed_domain(claim, key) {
-                let added = claim.pods.iter().filter(|p| filter.matches(p)).count() as i64;
-                *counts.entry(domain).or_default() += added;
+                add(&domain, selected(&claim.pods));
             }
         }
-        counts.retain(|_, n| *n > 0);
-        counts
+        Counts { base: self.world.base_counts(key, filter), delta }
     }
 
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
@@ -606,27 +614,22 @@ impl View for Simulation<'_, '_, '_> {
             if std::ptr::eq(holder, pod) {
                 continue;
             }
-            for term in topology::required_anti_terms(holder) {
-                if !topology::term_filter(holder, term).matches(pod) {
+            for (key, filter) in &self.world.pod_terms(holder).required_anti {
+                if !filter.matches(pod) {
                     continue;
                 }
                 let domain = match (node, claim) {
-                    (Some(i), _) => self.world.node_domain(i, &term.topology_key).map(str::to_owned),
-                    (None, Some(c)) => self.claim_fixed_domain(c, &term.topology_key),
+                    (Some(i), _) => self.world.node_domain(i, key).map(str::to_owned),
+                    (None, Some(c)) => self.claim_fixed_domain(c, key),
                     (None, None) => None,
                 };
                 if let Some(d) = domain {
-                    out.entry(term.topology_key.clone()).or_default().insert(d);
+                    out.entry(key.clone()).or_default().insert(d);
                 }
             }
         }
         out
     }
-}
-
-fn has_topology(pod: &Pod) -> bool {
-    !pod.spec.topology_spread_constraints.is_empty()
-        || pod.spec.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
 }
 
 pub(crate) fn is_ephemeral_taint(t: &Taint) -> bool {

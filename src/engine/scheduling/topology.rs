@@ -45,10 +45,30 @@ impl PodFilter {
     }
 }
 
+/// Pods matching a filter per value of a topology key: the counts shared by every simulation
+/// plus what this simulation changed (pods moved away, pods placed).
+#[derive(Debug, Clone, Default)]
+pub struct Counts {
+    pub base: Rc<BTreeMap<String, i64>>,
+    pub delta: BTreeMap<String, i64>,
+}
+
+impl Counts {
+    pub fn get(&self, domain: &str) -> i64 {
+        self.base.get(domain).copied().unwrap_or(0) + self.delta.get(domain).copied().unwrap_or(0)
+    }
+
+    /// Domains holding at least one selected pod.
+    pub fn occupied(&self) -> impl Iterator<Item = &str> + '_ {
+        let changed = self.delta.keys().filter(|d| !self.base.contains_key(*d));
+        self.base.keys().chain(changed).map(String::as_str).filter(|d| self.get(d) > 0)
+    }
+}
+
 /// What the topology rules read from a simulation.
 pub trait View {
     /// Pods matching `filter` per value of `key`, among pods that stay and pods placed so far.
-    fn counts(&self, key: &str, filter: &PodFilter) -> BTreeMap<String, i64>;
+    fn counts(&self, key: &str, filter: &PodFilter) -> Counts;
     /// Every value `key` can take.
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>>;
     /// For every staying or placed pod whose required anti-affinity selects `pod`: the
@@ -59,11 +79,111 @@ pub trait View {
 /// The result of a successful check: requirements a new NodeClaim must narrow to.
 pub type Narrowing = Vec<(String, Requirement)>;
 
-/// A pod's topology rules, evaluated once against the current placements: for each rule, the
-/// key, the values it allows, and kube-scheduler's message when a destination breaks it.
-#[derive(Default)]
+/// A pod's spread constraints and affinity terms with the pods each one selects: what never
+/// changes about the pod, computed once per replay.
+#[derive(Debug, Default)]
+pub struct PodTerms {
+    spreads: Vec<(TopologySpreadConstraint, PodFilter)>,
+    anti: Vec<(PodAffinityTerm, PodFilter, bool)>,
+    affinity: Vec<(PodAffinityTerm, PodFilter, bool)>,
+    /// The required anti-affinity terms, which also bind the pods placed after this one.
+    pub required_anti: Vec<(String, PodFilter)>,
+}
+
+impl PodTerms {
+    pub fn new(pod: &Pod) -> Self {
+        let spreads = pod
+            .spec
+            .topology_spread_constraints
+            .iter()
+            .map(|c| {
+                let filter = PodFilter::new(
+                    Some([pod.metadata.namespace().to_owned()].into()),
+                    with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
+                );
+                (c.clone(), filter)
+            })
+            .collect();
+        let affinity = pod.spec.affinity.as_ref();
+        let anti = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
+        let anti = terms(
+            pod,
+            anti.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()),
+            anti.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
+        );
+        let aff = affinity.and_then(|a| a.pod_affinity.as_ref());
+        let affinity = terms(
+            pod,
+            aff.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()),
+            aff.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
+        );
+        let required_anti = anti
+            .iter()
+            .filter(|(_, _, required)| *required)
+            .map(|(t, f, _)| (t.topology_key.clone(), f.clone()))
+            .collect();
+        PodTerms { spreads, anti, affinity, required_anti }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spreads.is_empty() && self.anti.is_empty() && self.affinity.is_empty()
+    }
+}
+
+/// Required terms (`true`), then preferred ones, each with the pods it selects.
+fn terms(
+    owner: &Pod,
+    required: Option<&Vec<PodAffinityTerm>>,
+    preferred: Option<&Vec<k8s_openapi::api::core::v1::WeightedPodAffinityTerm>>,
+) -> Vec<(PodAffinityTerm, PodFilter, bool)> {
+    let required = required.into_iter().flatten().map(|t| (t, true));
+    let preferred = preferred.into_iter().flatten().map(|w| (&w.pod_affinity_term, false));
+    required.chain(preferred).map(|(t, r)| (t.clone(), term_filter(owner, t), r)).collect()
+}
+
+/// Which values of its key one rule admits.
+#[derive(Debug)]
+enum Allowed {
+    /// Topology spread: the count stays within `max_skew` of the global minimum.
+    Spread { counts: Counts, global_min: i64, max_skew: i64 },
+    /// Anti-affinity: no selected pod there (anywhere, when none is selected at all).
+    Unoccupied { counts: Counts, anywhere: bool },
+    /// Affinity: a selected pod there.
+    Occupied { counts: Counts },
+    /// The anti-affinity of pods in place: anywhere but these.
+    Except(BTreeSet<String>),
+}
+
+/// One rule on one topology key, with kube-scheduler's message when a destination breaks it.
+#[derive(Debug)]
+struct Rule {
+    key: String,
+    allowed: Allowed,
+    /// Every value the key can take, for keys other than the hostname (a new node is a new
+    /// hostname; other keys only take known values).
+    universe: Option<Rc<BTreeSet<String>>>,
+    message: &'static str,
+}
+
+impl Rule {
+    fn admits(&self, value: &str) -> bool {
+        let known = || self.universe.as_ref().is_none_or(|u| u.contains(value));
+        match &self.allowed {
+            Allowed::Spread { counts, global_min, max_skew } => {
+                let count = counts.get(value);
+                (known() || count > 0) && count + 1 - global_min <= *max_skew
+            }
+            Allowed::Unoccupied { counts, anywhere } => *anywhere || (known() && counts.get(value) <= 0),
+            Allowed::Occupied { counts } => counts.get(value) > 0,
+            Allowed::Except(forbidden) => known() && !forbidden.contains(value),
+        }
+    }
+}
+
+/// A pod's topology rules, evaluated once against the current placements.
+#[derive(Debug, Default)]
 pub struct Rules {
-    rules: Vec<(String, Allowed, &'static str)>,
+    rules: Vec<Rule>,
 }
 
 impl Rules {
@@ -76,178 +196,101 @@ impl Rules {
     /// and how it would have to narrow.
     pub fn admit_new(&self, domains_of: &dyn Fn(&str) -> BTreeSet<String>) -> Result<Narrowing, &'static str> {
         let mut narrowing = Narrowing::new();
-        for (key, allowed, message) in &self.rules {
-            narrow(key, allowed, domains_of(key), &mut narrowing).map_err(|()| *message)?;
+        for rule in &self.rules {
+            let values = domains_of(&rule.key);
+            let keep: BTreeSet<String> = values.iter().filter(|v| rule.admits(v)).cloned().collect();
+            if keep.is_empty() {
+                return Err(rule.message);
+            }
+            if keep != values {
+                narrowing.push((rule.key.clone(), Requirement::in_values(keep)));
+            }
         }
         Ok(narrowing)
     }
 
     /// Whether an existing node, whose value of a key is `domain_of(key)`, satisfies every rule.
     pub fn admit_existing<'d>(&self, domain_of: &dyn Fn(&str) -> Option<&'d str>) -> Result<(), &'static str> {
-        for (key, allowed, message) in &self.rules {
-            let admitted = match (allowed, domain_of(key)) {
-                (Allowed::Any, _) => true,
-                (_, None) => false,
-                (Allowed::Only(set), Some(value)) => set.contains(value),
-                (Allowed::HostnameExcept(set), Some(value)) => !set.contains(value),
-            };
-            if !admitted {
-                return Err(message);
+        for rule in &self.rules {
+            if !domain_of(&rule.key).is_some_and(|v| rule.admits(v)) {
+                return Err(rule.message);
             }
         }
         Ok(())
     }
 
-    /// The values of `key` that every rule on it allows; `None` when no rule narrows the key.
-    pub fn allowed_values(&self, key: &str) -> Option<BTreeSet<&str>> {
-        let mut out: Option<BTreeSet<&str>> = None;
-        for (_, allowed, _) in self.rules.iter().filter(|(k, _, _)| k == key) {
-            if let Allowed::Only(set) = allowed {
-                let set: BTreeSet<&str> = set.iter().map(String::as_str).collect();
-                out = Some(match out {
-                    Some(before) => before.intersection(&set).copied().collect(),
-                    None => set,
-                });
-            }
+    /// The values of `universe` (all values of `key`) that every rule on `key` admits; `None`
+    /// when no rule is on `key`.
+    pub fn allowed_values<'u>(&self, key: &str, universe: &'u BTreeSet<String>) -> Option<BTreeSet<&'u str>> {
+        let on_key: Vec<&Rule> = self.rules.iter().filter(|r| r.key == key).collect();
+        if on_key.is_empty() {
+            return None;
         }
-        out
+        Some(universe.iter().map(String::as_str).filter(|v| on_key.iter().all(|r| r.admits(v))).collect())
     }
 }
 
 /// Evaluates `pod`'s spread constraints and (anti-)affinity terms, and the anti-affinity of the
 /// pods already placed, against `view`. `strict` also enforces preferred terms and
 /// `ScheduleAnyway` spreads (Karpenter treats preferences as hard until it relaxes them).
-pub fn prepare(pod: &Pod, view: &dyn View, strict: bool) -> Rules {
+pub fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool) -> Rules {
     let mut rules = Vec::new();
-    for constraint in &pod.spec.topology_spread_constraints {
+    let universe_of = |key: &str| (key != HOSTNAME).then(|| view.universe(key));
+    let mut rule = |key: &str, allowed: Allowed, message: &'static str| {
+        rules.push(Rule { key: key.to_owned(), allowed, universe: universe_of(key), message });
+    };
+    for (constraint, filter) in &terms.spreads {
         if constraint.when_unsatisfiable == "ScheduleAnyway" && !strict {
             continue;
         }
-        rules.push((
-            constraint.topology_key.clone(),
-            spread_allowed(pod, constraint, view),
-            "node(s) didn't match pod topology spread constraints",
-        ));
+        let key = &constraint.topology_key;
+        let allowed = spread(constraint, view.counts(key, filter), universe_of(key).as_deref());
+        rule(key, allowed, "node(s) didn't match pod topology spread constraints");
     }
-    let affinity = pod.spec.affinity.as_ref();
-    let anti = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
-    let mut anti_terms: Vec<&PodAffinityTerm> = anti
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-        .into_iter()
-        .flatten()
-        .collect();
-    if strict {
-        anti_terms.extend(
-            anti.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())
-                .into_iter()
-                .flatten()
-                .map(|w| &w.pod_affinity_term),
-        );
-    }
-    for term in anti_terms {
-        let forbidden = occupied(view, &term.topology_key, &term_filter(pod, term));
-        let allowed = complement(&view.universe(&term.topology_key), &forbidden, &term.topology_key);
-        rules.push((term.topology_key.clone(), allowed, "node(s) didn't match pod anti-affinity rules"));
+    for (term, filter, required) in &terms.anti {
+        if *required || strict {
+            let counts = view.counts(&term.topology_key, filter);
+            let anywhere = term.topology_key != HOSTNAME && counts.occupied().next().is_none();
+            rule(
+                &term.topology_key,
+                Allowed::Unoccupied { counts, anywhere },
+                "node(s) didn't match pod anti-affinity rules",
+            );
+        }
     }
     for (key, forbidden) in view.forbidden_by_existing(pod) {
-        let allowed = complement(&view.universe(&key), &forbidden, &key);
-        rules.push((key, allowed, "node(s) didn't satisfy existing pods anti-affinity rules"));
+        rule(&key, Allowed::Except(forbidden), "node(s) didn't satisfy existing pods anti-affinity rules");
     }
-    let aff = affinity.and_then(|a| a.pod_affinity.as_ref());
-    let mut aff_terms: Vec<&PodAffinityTerm> = aff
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-        .into_iter()
-        .flatten()
-        .collect();
-    if strict {
-        aff_terms.extend(
-            aff.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref())
-                .into_iter()
-                .flatten()
-                .map(|w| &w.pod_affinity_term),
-        );
-    }
-    for term in aff_terms {
-        let filter = term_filter(pod, term);
-        let allowed = occupied(view, &term.topology_key, &filter);
-        if allowed.is_empty() && filter.matches(pod) {
-            continue;
+    for (term, filter, required) in &terms.affinity {
+        if *required || strict {
+            let counts = view.counts(&term.topology_key, filter);
+            // A pod that its own term selects may start the group anywhere.
+            if counts.occupied().next().is_none() && filter.matches(pod) {
+                continue;
+            }
+            rule(&term.topology_key, Allowed::Occupied { counts }, "node(s) didn't match pod affinity rules");
         }
-        rules.push((term.topology_key.clone(), Allowed::Only(allowed), "node(s) didn't match pod affinity rules"));
     }
     Rules { rules }
 }
 
-/// The values a key may take for the pod.
-enum Allowed {
-    Any,
-    Only(BTreeSet<String>),
-    /// Hostname rules: only a node without matching pods (a new node always qualifies).
-    HostnameExcept(BTreeSet<String>),
-}
-
-fn complement(universe: &BTreeSet<String>, forbidden: &BTreeSet<String>, key: &str) -> Allowed {
-    if key == HOSTNAME {
-        return Allowed::HostnameExcept(forbidden.clone());
-    }
-    if forbidden.is_empty() {
-        return Allowed::Any;
-    }
-    Allowed::Only(universe.difference(forbidden).cloned().collect())
-}
-
-fn narrow(key: &str, allowed: &Allowed, values: BTreeSet<String>, out: &mut Narrowing) -> Result<(), ()> {
-    match allowed {
-        Allowed::Any => Ok(()),
-        Allowed::HostnameExcept(set) => {
-            if values.iter().any(|v| set.contains(v)) {
-                Err(())
-            } else {
-                Ok(())
-            }
-        }
-        Allowed::Only(set) => {
-            let keep: BTreeSet<String> = values.intersection(set).cloned().collect();
-            if keep.is_empty() {
-                return Err(());
-            }
-            if keep != values {
-                out.push((key.to_owned(), Requirement::in_values(keep)));
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Domains of `key` holding at least one pod the filter selects.
-fn occupied(view: &dyn View, key: &str, filter: &PodFilter) -> BTreeSet<String> {
-    view.counts(key, filter).into_iter().filter(|(_, n)| *n > 0).map(|(d, _)| d).collect()
-}
-
-fn spread_allowed(pod: &Pod, c: &TopologySpreadConstraint, view: &dyn View) -> Allowed {
-    let filter = PodFilter::new(
-        Some([pod.metadata.namespace().to_owned()].into()),
-        with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
-    );
-    let hostname = c.topology_key == HOSTNAME;
-    let mut counts: BTreeMap<String, i64> = if hostname {
-        BTreeMap::new()
-    } else {
-        view.universe(&c.topology_key).iter().map(|d| (d.clone(), 0)).collect()
-    };
-    for (d, n) in view.counts(&c.topology_key, &filter) {
-        *counts.entry(d).or_default() += n;
-    }
-    let min_domains = c.min_domains.unwrap_or(1).max(1) as usize;
-    let global_min =
-        if hostname || counts.len() < min_domains { 0 } else { counts.values().copied().min().unwrap_or(0) };
+fn spread(c: &TopologySpreadConstraint, counts: Counts, universe: Option<&BTreeSet<String>>) -> Allowed {
     let max_skew = i64::from(c.max_skew.max(1));
-    if hostname {
-        let full: BTreeSet<String> =
-            counts.iter().filter(|(_, n)| **n + 1 - global_min > max_skew).map(|(d, _)| d.clone()).collect();
-        return Allowed::HostnameExcept(full);
-    }
-    Allowed::Only(counts.into_iter().filter(|(_, n)| n + 1 - global_min <= max_skew).map(|(d, _)| d).collect())
+    let Some(universe) = universe else {
+        // Hostname: every node is its own domain, and new nodes are empty ones.
+        return Allowed::Spread { counts, global_min: 0, max_skew };
+    };
+    let extra = counts.occupied().filter(|d| !universe.contains(*d)).count();
+    let domains = universe.len() + extra;
+    let min_domains = c.min_domains.unwrap_or(1).max(1) as usize;
+    let global_min = if domains < min_domains {
+        0
+    } else {
+        let in_universe = universe.iter().map(|d| counts.get(d));
+        let outside = counts.occupied().filter(|d| !universe.contains(*d)).map(|d| counts.get(d));
+        in_universe.chain(outside).min().unwrap_or(0)
+    };
+    Allowed::Spread { counts, global_min, max_skew }
 }
 
 /// `matchLabelKeys`: the pod's own values for those keys are added to the selector.

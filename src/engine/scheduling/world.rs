@@ -13,7 +13,7 @@ use std::rc::Rc;
 use super::pod_index::PodIndex;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
-use super::topology::PodFilter;
+use super::topology::{PodFilter, PodTerms};
 use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -84,6 +84,7 @@ pub struct World<'c, 'a> {
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     static_fits: RefCell<HashMap<String, Rc<FitList>>>,
     pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
+    pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
 }
 
 /// What never changes about one pod during a replay, for one pass (strict or relaxed).
@@ -226,6 +227,7 @@ impl<'c, 'a> World<'c, 'a> {
             universes: RefCell::default(),
             static_fits: RefCell::default(),
             pod_fits: RefCell::default(),
+            pod_terms: RefCell::default(),
         };
         world.templates = templates(&world);
         world
@@ -258,6 +260,17 @@ impl<'c, 'a> World<'c, 'a> {
             ZONE => node.zone.as_deref(),
             _ => node.labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str),
         }
+    }
+
+    /// The pod's spread constraints and affinity terms with their selectors (memoised per pod).
+    pub fn pod_terms(&self, pod: &Pod) -> Rc<PodTerms> {
+        let key = address(pod);
+        if let Some(hit) = self.pod_terms.borrow().get(&key) {
+            return Rc::clone(hit);
+        }
+        let terms = Rc::new(PodTerms::new(pod));
+        self.pod_terms.borrow_mut().insert(key, Rc::clone(&terms));
+        terms
     }
 
     /// Nodes, in destination order, whose labels and taints a pod with these requirements and
