@@ -102,6 +102,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     let table = TableOptions { no_headers: cli.output.no_headers };
     let (report, exit) = build_report(cli, &source, &snapshot, now, &overrides)?;
     write_stdout(&render::render(&report, format, &styles, table))?;
+    // Freeing a large snapshot object by object takes a tenth of the run (150,000 pods), and
+    // the process exits next: the OS takes the memory back at once.
+    std::mem::forget(snapshot);
     Ok(exit)
 }
 

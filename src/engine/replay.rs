@@ -147,7 +147,15 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
     let budgets = build_budget_mapping(&cluster);
     let totals = balanced::node_pool_totals(&cluster, &candidates);
     let world = World::new(&cluster);
-    let ctx = Context { cluster: &cluster, world: &world, candidates: &candidates, budgets: &budgets, totals: &totals };
+    let single_moves = std::cell::RefCell::default();
+    let ctx = Context {
+        cluster: &cluster,
+        world: &world,
+        candidates: &candidates,
+        budgets: &budgets,
+        totals: &totals,
+        single_moves: &single_moves,
+    };
     let mut acting: Option<(Method, Outcome)> = None;
     let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
     for m in Method::ALL {

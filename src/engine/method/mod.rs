@@ -90,6 +90,7 @@ pub struct Command {
     pub findings: Vec<Reason>,
 }
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::balanced::Totals;
@@ -105,6 +106,9 @@ pub struct Context<'c, 'a> {
     pub candidates: &'c [Candidate<'a>],
     pub budgets: &'c BTreeMap<String, PoolBudgets>,
     pub totals: &'c BTreeMap<String, Totals>,
+    /// Single-node moves already judged, by (node, gates lifted): the round's and each node's
+    /// own verdict ask for the same move.
+    pub single_moves: &'c RefCell<BTreeMap<(usize, bool), single_node::SingleMove>>,
 }
 
 impl<'a> Context<'_, 'a> {

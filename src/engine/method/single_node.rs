@@ -75,6 +75,17 @@ pub struct SingleMove {
 /// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
 /// each node's own verdict.
 pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
+    let lift_pod_gates = lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index);
+    let key = (c.index, lift_pod_gates);
+    if let Some(known) = ctx.single_moves.borrow().get(&key) {
+        return known.clone();
+    }
+    let single = judge(ctx, c, lift_pod_gates);
+    ctx.single_moves.borrow_mut().insert(key, single.clone());
+    single
+}
+
+fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
         let reason = Reason::new(
             Code::BalancedScoreTooLow,

@@ -120,6 +120,16 @@ pub fn simulate(world: &World<'_, '_>, candidates: &[usize], options: Options) -
     sim.results
 }
 
+/// Whether lifting the pod gates of node `i` moves more pods: it has a do-not-disrupt or fully
+/// PDB-blocked pod that would otherwise stay.
+pub fn gates_hold_pods(world: &World<'_, '_>, i: usize) -> bool {
+    let now = world.cluster.now;
+    world.cluster.nodes[i]
+        .pods
+        .iter()
+        .any(|p| pod::is_reschedulable(p) && !world.limits.is_currently_reschedulable(p, now))
+}
+
 /// The same simulation as `results` came from, with every pod explained.
 pub fn with_detail(world: &World<'_, '_>, results: &Results) -> Results {
     if results.options.detail {

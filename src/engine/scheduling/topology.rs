@@ -337,3 +337,125 @@ pub fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
         .map(|terms| terms.iter().collect())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::rc::Rc;
+
+    use serde_json::json;
+
+    use super::{prepare, Counts, PodFilter, PodTerms, View};
+    use crate::engine::labels::{HOSTNAME, ZONE};
+    use crate::snapshot::Pod;
+
+    /// Fixed counts per key (whatever the filter), a universe per key, existing anti-affinity.
+    #[derive(Default)]
+    struct Fake {
+        counts: BTreeMap<&'static str, BTreeMap<String, i64>>,
+        universes: BTreeMap<&'static str, BTreeSet<String>>,
+        forbidden: BTreeMap<String, BTreeSet<String>>,
+    }
+
+    impl View for Fake {
+        fn counts(&self, key: &str, _: &PodFilter) -> Counts {
+            Counts { base: Rc::new(self.counts.get(key).cloned().unwrap_or_default()), delta: BTreeMap::new() }
+        }
+        fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
+            Rc::new(self.universes.get(key).cloned().unwrap_or_default())
+        }
+        fn forbidden_by_existing(&self, _: &Pod) -> BTreeMap<String, BTreeSet<String>> {
+            self.forbidden.clone()
+        }
+    }
+
+    fn zones(counts: &[(&str, i64)]) -> Fake {
+        Fake {
+            counts: [(ZONE, counts.iter().map(|(z, n)| ((*z).to_owned(), *n)).collect())].into(),
+            universes: [(ZONE, ["a", "b", "c"].map(str::to_owned).into())].into(),
+            ..Fake::default()
+        }
+    }
+
+    fn pod(spec: serde_json::Value) -> Pod {
+        serde_json::from_value(
+            json!({"metadata": {"name": "p", "namespace": "ns", "labels": {"app": "web"}}, "spec": spec}),
+        )
+        .expect("pod")
+    }
+
+    fn spread(key: &str, max_skew: i32, min_domains: Option<i32>, when: &str) -> Pod {
+        pod(json!({"topologySpreadConstraints": [{
+            "topologyKey": key, "maxSkew": max_skew, "minDomains": min_domains,
+            "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": "web"}}}]}))
+    }
+
+    fn set(values: &[&str]) -> BTreeSet<String> {
+        values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    #[test]
+    fn zone_spread_admits_only_zones_within_max_skew_of_the_minimum() {
+        let p = spread(ZONE, 1, None, "DoNotSchedule");
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("a", 2), ("b", 1), ("c", 1)]), true);
+        let universe = set(&["a", "b", "c"]);
+        assert_eq!(rules.allowed_values(ZONE, &universe), Some(["b", "c"].into()));
+        assert!(rules.admit_existing(&|_| Some("a")).is_err());
+        assert!(rules.admit_existing(&|_| Some("b")).is_ok());
+        assert!(rules.admit_existing(&|_| None).is_err(), "a node without the key is no domain");
+        let narrowing = rules.admit_new(&|_| universe.clone()).expect("a new node can go to b or c");
+        assert_eq!(narrowing.len(), 1);
+        assert_eq!(narrowing[0].1.values, set(&["b", "c"]));
+    }
+
+    #[test]
+    fn fewer_domains_than_min_domains_makes_the_global_minimum_zero() {
+        let p = spread(ZONE, 1, Some(4), "DoNotSchedule");
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("a", 1), ("b", 1), ("c", 1)]), true);
+        assert_eq!(rules.allowed_values(ZONE, &set(&["a", "b", "c"])), Some(BTreeSet::new()));
+    }
+
+    #[test]
+    fn schedule_anyway_binds_only_before_relaxation() {
+        let p = spread(ZONE, 1, None, "ScheduleAnyway");
+        let view = zones(&[("a", 3)]);
+        assert!(prepare(&p, &PodTerms::new(&p), &view, true).admit_existing(&|_| Some("a")).is_err());
+        assert!(prepare(&p, &PodTerms::new(&p), &view, false).is_empty());
+    }
+
+    #[test]
+    fn hostname_anti_affinity_refuses_occupied_nodes_but_not_a_new_one() {
+        let p = pod(json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "web"}}}]}}}));
+        let view = Fake { counts: [(HOSTNAME, [("node-a".to_owned(), 1)].into())].into(), ..Fake::default() };
+        let rules = prepare(&p, &PodTerms::new(&p), &view, false);
+        assert_eq!(rules.admit_existing(&|_| Some("node-a")), Err("node(s) didn't match pod anti-affinity rules"));
+        assert!(rules.admit_existing(&|_| Some("node-b")).is_ok());
+        assert!(rules.admit_new(&|_| set(&["<new nodeclaim 1>"])).is_ok());
+    }
+
+    #[test]
+    fn affinity_to_itself_with_no_pod_yet_starts_anywhere() {
+        let p = pod(json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "web"}}}]}}}));
+        assert!(prepare(&p, &PodTerms::new(&p), &zones(&[]), false).is_empty());
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("b", 1)]), false);
+        assert_eq!(rules.allowed_values(ZONE, &set(&["a", "b", "c"])), Some(["b"].into()));
+    }
+
+    #[test]
+    fn existing_anti_affinity_forbids_its_domains() {
+        let p = pod(json!({}));
+        let view = Fake {
+            universes: [(ZONE, set(&["a", "b"]))].into(),
+            forbidden: [(ZONE.to_owned(), set(&["a"]))].into(),
+            ..Fake::default()
+        };
+        let rules = prepare(&p, &PodTerms::new(&p), &view, false);
+        assert_eq!(
+            rules.admit_existing(&|_| Some("a")),
+            Err("node(s) didn't satisfy existing pods anti-affinity rules")
+        );
+        assert!(rules.admit_existing(&|_| Some("b")).is_ok());
+    }
+}

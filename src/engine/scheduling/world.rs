@@ -526,3 +526,31 @@ fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Blocks, InOrder, BLOCK};
+
+    #[test]
+    fn blocks_skip_only_blocks_without_room_and_zones_merge_in_order() {
+        // Position p has p cpu free and plenty of memory.
+        let free = |p: usize| (i128::try_from(p).unwrap_or(0), 1 << 40);
+        let even = Blocks::new((0..4 * BLOCK).step_by(2).collect(), &free);
+        let odd = Blocks::new((1..4 * BLOCK).step_by(2).collect(), &free);
+        let want = i128::try_from(3 * BLOCK).unwrap_or(0);
+        let merged: Vec<usize> = InOrder {
+            heads: [&even, &odd]
+                .into_iter()
+                .map(|b| Box::new(b.with_room(want, 0)) as Box<dyn Iterator<Item = usize>>)
+                .map(Iterator::peekable)
+                .collect(),
+        }
+        .collect();
+        // Whole blocks are kept or skipped, so nodes below the need may come through; every
+        // node with room must, in ascending order.
+        assert!(merged.windows(2).all(|w| w[0] < w[1]), "{merged:?}");
+        assert!((3 * BLOCK..4 * BLOCK).all(|p| merged.contains(&p)));
+        assert!(!merged.contains(&0), "the first block of each list has no room");
+        assert!(super::room(-5, 0), "a request of zero is never refused");
+    }
+}
