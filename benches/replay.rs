@@ -7,8 +7,9 @@
 //!
 //! * `load`: `source::file::read_text` (JSON → `Snapshot`), the text already in memory;
 //! * `plan`: `engine::replay(&snapshot, capturedAt)`;
-//! * `explain`: `report::explain::explain` for one node after a replay, and `replay+explain`,
-//!   which is what `explain node/X` costs once the snapshot is loaded;
+//! * `explain`: what `explain node/X` costs once the snapshot is loaded: the round replayed
+//!   with a verdict for that node only (`engine::replay_focused`), then
+//!   `report::explain::explain`;
 //!
 //! with the peak resident memory of each phase (`VmHWM`, reset through `/proc/self/clear_refs`;
 //! Linux only, `n/a` elsewhere). A slow replay is run once, and once a replay takes longer than
@@ -132,9 +133,12 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
     };
     let plan_peak = peak_mib();
 
-    let (explain_only, explanation) = timed(runs.max(3), || explain(&replay, &snapshot, &node, &[]));
+    let (explain_time, explanation) = timed(runs.max(3), || {
+        let focused = engine::replay_focused(&snapshot, now, Some(&node));
+        explain(&focused, &snapshot, &node, &[])
+    });
     check(&snapshot, &replay, explanation.is_some(), &params, &node);
-    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_only, runs }
+    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_time, runs }
 }
 
 /// The generated snapshot must load whole and the replay must cover every node.
@@ -167,21 +171,12 @@ fn print_table(rows: &[Row]) {
     let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_owned(), |m| format!("{m:.0}"));
     println!();
     println!(
-        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>15} {:>5}",
-        "nodes×pods",
-        "file MiB",
-        "load",
-        "peak MiB",
-        "plan",
-        "peak MiB",
-        "plan/load",
-        "explain",
-        "replay+explain",
-        "runs"
+        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>5}",
+        "nodes×pods", "file MiB", "load", "peak MiB", "plan", "peak MiB", "plan/load", "explain", "runs"
     );
     for r in rows {
         println!(
-            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>15} {:>5}",
+            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>5}",
             format!("{}×{}", r.scale.nodes, r.scale.pods),
             r.file_mib,
             human(r.load),
@@ -190,7 +185,6 @@ fn print_table(rows: &[Row]) {
             mib(r.plan_peak),
             r.plan.as_secs_f64() / r.load.as_secs_f64().max(1e-9),
             human(r.explain),
-            human(r.plan + r.explain),
             r.runs
         );
     }

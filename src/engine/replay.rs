@@ -5,6 +5,7 @@
 //! node's verdict replays its own case with the gates lifted (what would happen without the
 //! annotation, the PDB, the budget…), so a `Blocked` node says what it is blocked from.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
@@ -21,7 +22,6 @@ use super::pdb::Limits;
 use super::pod;
 use super::scheduling::{self, Destination, Options, Results, World};
 use super::state::Cluster;
-use crate::quantity::Quantity;
 use crate::reason::{Code, Reason};
 use crate::snapshot::{Resources, Snapshot};
 use crate::upstream;
@@ -223,13 +223,14 @@ fn command_view(cluster: &Cluster<'_>, c: &Command) -> CommandView {
 }
 
 /// The reason that applies to the node with its gates lifted, and how it was found.
-struct Lifted {
+struct Lifted<'r> {
     reason: Option<&'static str>,
     findings: Vec<Reason>,
-    results: Option<Results>,
+    /// The simulation behind the verdict: the acting command's (shared), or the node's own.
+    results: Option<Cow<'r, Results>>,
 }
 
-fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
+fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static> {
     let cluster = ctx.cluster;
     let node = &cluster.nodes[c.index];
     let no_reason = |findings| Lifted { reason: None, findings, results: None };
@@ -249,7 +250,7 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
                     .at(upstream::DRIFT_COMPUTE),
             );
         }
-        return Lifted { reason: Some("Drifted"), findings, results: Some(results) };
+        return Lifted { reason: Some("Drifted"), findings, results: Some(Cow::Owned(results)) };
     }
     if c.is_static() {
         return no_reason(findings);
@@ -265,13 +266,13 @@ fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted {
         ));
         return no_reason(findings);
     }
-    let single = single_node::single_move(ctx, c, true);
+    let single = single_node::own_move(ctx, c, true);
     if let Some(command) = single.command {
         findings.extend(command.findings.iter().cloned());
-        return Lifted { reason: Some("Underutilized"), findings, results: Some(command.results) };
+        return Lifted { reason: Some("Underutilized"), findings, results: Some(Cow::Owned(command.results)) };
     }
     findings.extend(single.reason);
-    Lifted { reason: None, findings, results: single.results }
+    Lifted { reason: None, findings, results: single.results.map(Cow::Owned) }
 }
 
 /// What the node is, before any method decides: empty by cost or not, drifted or not.
@@ -315,12 +316,12 @@ fn verdict(
         Some(cmd) => Lifted {
             reason: Some(cmd.method.reason()),
             findings: classify(ctx, c).into_iter().chain(cmd.findings.iter().cloned()).collect(),
-            results: Some(cmd.results.clone()),
+            results: Some(Cow::Borrowed(&cmd.results)),
         },
         None => lifted(ctx, c),
     };
     if detail {
-        lifted.results = lifted.results.map(|r| scheduling::with_detail(ctx.world, &r));
+        lifted.results = lifted.results.map(|r| Cow::Owned(scheduling::with_detail(ctx.world, &r)));
     }
     let waive_pod_gates = lifted.reason == Some("Drifted") && c.has_termination_grace_period(cluster);
     let mut gates: Vec<Reason> = c.node_gates.clone();
@@ -360,7 +361,7 @@ fn verdict(
     if acting.is_none() && lifted.reason.is_some() && blockers.is_empty() {
         method_findings.push(waiting(round_method, lifted.reason.unwrap_or_default()));
     }
-    let pods = lifted.results.as_ref().map(|r| pod_views(r, &node.name)).unwrap_or_default();
+    let pods = lifted.results.as_deref().map(pod_views).unwrap_or_default();
     let mut steps = vec![
         Step {
             step: StepKind::Candidate,
@@ -380,7 +381,7 @@ fn verdict(
     steps.push(Step { step: StepKind::Method, ok: method_ok, findings: method_findings });
     let mut sim = sim;
     if sim.is_empty() {
-        sim.extend(lifted.results.as_ref().and_then(placement_summary));
+        sim.extend(lifted.results.as_deref().and_then(placement_summary));
     }
     if !sim.is_empty() {
         let ok = !sim.iter().any(|r| {
@@ -563,7 +564,7 @@ fn placement_summary(results: &Results) -> Option<Reason> {
     ))
 }
 
-fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {
+fn pod_views(results: &Results) -> Vec<PodView> {
     results
         .moves
         .iter()
@@ -579,11 +580,6 @@ fn pod_views(results: &Results, _node: &str) -> Vec<PodView> {
             rejected_by: m.rejections.clone(),
         })
         .collect()
-}
-
-/// Sum of a resource in a resource list, for display.
-pub fn amount(r: &Resources, key: &str) -> Quantity {
-    r.get(key).copied().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -85,6 +85,14 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: boo
     single
 }
 
+/// The single-node move behind a node's own verdict: the round's, when the round judged the
+/// same move (taken out of the memo: nothing asks for it again), else judged now.
+pub fn own_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
+    let lift_pod_gates = lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index);
+    let known = ctx.single_moves.borrow_mut().remove(&(c.index, lift_pod_gates));
+    known.unwrap_or_else(|| judge(ctx, c, lift_pod_gates))
+}
+
 fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
         let reason = Reason::new(

@@ -20,8 +20,9 @@ pub mod world;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
+use self::pod_index::PodIndex;
 use self::requirements::Requirements;
-use self::topology::{Counts, PodFilter, View};
+use self::topology::{Counts, PodFilter, PodTerms, View};
 pub use self::world::World;
 use self::world::{HostPort, Template};
 use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
@@ -165,7 +166,11 @@ struct Simulation<'w, 'c, 'a> {
     options: Options,
     /// Indexed like the cluster's nodes: candidates and nodes marked for deletion.
     excluded: Vec<bool>,
-    excluded_list: Vec<usize>,
+    /// Pods in place on excluded nodes: they leave their domains.
+    gone: PodIndex<'a>,
+    /// Pods this simulation placed, and those of them with required anti-affinity.
+    landed: PodIndex<'a, Landing>,
+    landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
     placed: HashMap<usize, Placed<'a>>,
     claims: Vec<Claim<'w, 'a>>,
     queue: Vec<(&'a Pod, bool)>,
@@ -218,7 +223,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             world,
             options,
             excluded,
-            excluded_list,
+            gone: PodIndex::new(excluded_list.iter().flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p)))),
+            landed: PodIndex::default(),
+            landed_anti: Vec::new(),
             placed: HashMap::new(),
             claims: Vec::new(),
             queue,
@@ -306,6 +313,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 pod::add(&mut placed.used, &requests);
                 placed.pods.push(pod);
                 placed.host_ports.extend(host_ports(pod));
+                self.land(Landing::Node(i), pod);
                 return Ok(Placement::Existing(i, shown));
             }
         }
@@ -347,6 +355,23 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
         }
         Err(claim_errors)
+    }
+
+    /// Records where a pod landed, for the topology counts of the pods after it.
+    fn land(&mut self, at: Landing, pod: &'a Pod) {
+        self.landed.push(at, pod);
+        let terms = self.world.pod_terms(pod);
+        if !terms.required_anti.is_empty() {
+            self.landed_anti.push((at, terms, pod));
+        }
+    }
+
+    /// The value of `key` where a landed pod is, when it is settled.
+    fn landing_domain(&self, at: Landing, key: &str) -> Option<String> {
+        match at {
+            Landing::Node(i) => self.world.node_domain(i, key).map(str::to_owned),
+            Landing::Claim(c) => self.claim_fixed_domain(&self.claims[c], key),
+        }
     }
 
     /// The pod's topology rules against the placements so far.
@@ -542,6 +567,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         pod::add(&mut claim.requests, requests);
         claim.pods.push(pod);
         claim.host_ports.extend(host_ports(pod));
+        self.land(Landing::Claim(i), pod);
     }
 
     /// The values of `key` a claim with these requirements may still take.
@@ -556,14 +582,29 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
     }
 
+    /// The one value of `key` a claim has settled on, if it has.
     fn claim_fixed_domain(&self, claim: &Claim<'_, '_>, key: &str) -> Option<String> {
-        let values = self.claim_domain(&claim.labels, key, &claim.name);
-        if values.len() == 1 {
-            values.into_iter().next()
-        } else {
-            None
+        if key == HOSTNAME {
+            return Some(claim.name.clone());
+        }
+        let single = |mut values: Box<dyn Iterator<Item = &String> + '_>| {
+            let first = values.next()?;
+            values.next().is_none().then(|| first.clone())
+        };
+        let universe = self.world.universe(key);
+        match claim.labels.get(key) {
+            Some(r) if !r.complement => single(Box::new(r.values.iter())),
+            Some(r) => single(Box::new(universe.iter().filter(|v| r.allows(v)))),
+            None => single(Box::new(universe.iter())),
         }
     }
+}
+
+/// Where a placed pod is, for topology.
+#[derive(Debug, Clone, Copy)]
+enum Landing {
+    Node(usize),
+    Claim(usize),
 }
 
 /// Where a pod was placed.
@@ -579,26 +620,32 @@ impl View for Simulation<'_, '_, '_> {
     fn counts(&self, key: &str, filter: &PodFilter) -> Counts {
         let mut delta: BTreeMap<String, i64> = BTreeMap::new();
         let mut add = |domain: &str, n: i64| {
-            if n != 0 {
-                *delta.entry(domain.to_owned()).or_default() += n;
+            if let Some(count) = delta.get_mut(domain) {
+                *count += n;
+            } else {
+                delta.insert(domain.to_owned(), n);
             }
         };
-        let selected = |pods: &[&Pod]| pods.iter().filter(|p| filter.matches(p)).count() as i64;
-        for &i in &self.excluded_list {
+        for (i, _) in self.gone.matching(filter) {
             if let Some(domain) = self.world.node_domain(i, key) {
-                add(domain, -selected(&self.world.nodes[i].pods));
+                add(domain, -1);
             }
         }
-        for (&i, placed) in &self.placed {
-            if let Some(domain) = self.world.node_domain(i, key) {
-                add(domain, selected(&placed.pods));
+        for (at, _) in self.landed.matching(filter) {
+            match at {
+                Landing::Node(i) => {
+                    if let Some(domain) = self.world.node_domain(i, key) {
+                        add(domain, 1);
+                    }
+                }
+                Landing::Claim(c) => {
+                    if let Some(domain) = self.claim_fixed_domain(&self.claims[c], key) {
+                        add(&domain, 1);
+                    }
+                }
             }
         }
-        for claim in &self.claims {
-            if let Some(domain) = self.claim_fixed_domain(claim, key) {
-                add(&domain, selected(&claim.pods));
-            }
-        }
+        delta.retain(|_, n| *n != 0);
         Counts { base: self.world.base_counts(key, filter), delta }
     }
 
@@ -618,23 +665,13 @@ impl View for Simulation<'_, '_, '_> {
                 }
             }
         }
-        let placed = self.placed.iter().flat_map(|(&i, p)| p.pods.iter().map(move |pod| (Some(i), None, *pod)));
-        let claimed = self.claims.iter().flat_map(|c| c.pods.iter().map(move |pod| (None, Some(c), *pod)));
-        for (node, claim, holder) in placed.chain(claimed) {
-            if std::ptr::eq(holder, pod) {
+        for (at, terms, holder) in &self.landed_anti {
+            if std::ptr::eq(*holder, pod) {
                 continue;
             }
-            for (key, filter) in &self.world.pod_terms(holder).required_anti {
-                if !filter.matches(pod) {
-                    continue;
-                }
-                let domain = match (node, claim) {
-                    (Some(i), _) => self.world.node_domain(i, key).map(str::to_owned),
-                    (None, Some(c)) => self.claim_fixed_domain(c, key),
-                    (None, None) => None,
-                };
-                if let Some(d) = domain {
-                    out.entry(key.clone()).or_default().insert(d);
+            for (key, filter) in &terms.required_anti {
+                if let Some(domain) = filter.matches(pod).then(|| self.landing_domain(*at, key)).flatten() {
+                    out.entry(key.clone()).or_default().insert(domain);
                 }
             }
         }

@@ -11,33 +11,44 @@ use std::collections::HashMap;
 use super::topology::PodFilter;
 use crate::snapshot::Pod;
 
-/// Active pods on existing nodes with their node, and posting lists into them.
-#[derive(Debug, Default)]
-pub struct PodIndex<'a> {
-    pods: Vec<(usize, &'a Pod)>,
+/// Pods with where they are (`L`: a node, or a node or a new NodeClaim), and posting lists
+/// into them.
+#[derive(Debug)]
+pub struct PodIndex<'a, L = usize> {
+    pods: Vec<(L, &'a Pod)>,
     by_namespace: HashMap<&'a str, Vec<u32>>,
     /// `(namespace, label key, label value)` → pods carrying that label.
     by_label: HashMap<(&'a str, &'a str, &'a str), Vec<u32>>,
 }
 
-impl<'a> PodIndex<'a> {
-    /// Indexes `(node, pod)` pairs.
-    pub fn new(pods: impl IntoIterator<Item = (usize, &'a Pod)>) -> Self {
+impl<L> Default for PodIndex<'_, L> {
+    fn default() -> Self {
+        PodIndex { pods: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() }
+    }
+}
+
+impl<'a, L: Copy> PodIndex<'a, L> {
+    /// Indexes `(location, pod)` pairs.
+    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>) -> Self {
         let mut index = PodIndex::default();
-        for (node, pod) in pods {
-            let id = u32::try_from(index.pods.len()).unwrap_or(u32::MAX);
-            let namespace = pod.metadata.namespace();
-            index.by_namespace.entry(namespace).or_default().push(id);
-            for (key, value) in &pod.metadata.labels {
-                index.by_label.entry((namespace, key, value)).or_default().push(id);
-            }
-            index.pods.push((node, pod));
+        for (at, pod) in pods {
+            index.push(at, pod);
         }
         index
     }
 
-    /// Every indexed pod `filter` selects, with its node, in no particular order.
-    pub fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (usize, &'a Pod)> + 'i {
+    pub fn push(&mut self, at: L, pod: &'a Pod) {
+        let id = u32::try_from(self.pods.len()).unwrap_or(u32::MAX);
+        let namespace = pod.metadata.namespace();
+        self.by_namespace.entry(namespace).or_default().push(id);
+        for (key, value) in &pod.metadata.labels {
+            self.by_label.entry((namespace, key, value)).or_default().push(id);
+        }
+        self.pods.push((at, pod));
+    }
+
+    /// Every indexed pod `filter` selects, with where it is, in no particular order.
+    pub fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
             (Some(namespaces), Some(selector)) => namespaces
                 .iter()

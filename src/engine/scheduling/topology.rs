@@ -377,7 +377,7 @@ mod tests {
         }
     }
 
-    fn pod(spec: serde_json::Value) -> Pod {
+    fn pod(spec: &serde_json::Value) -> Pod {
         serde_json::from_value(
             json!({"metadata": {"name": "p", "namespace": "ns", "labels": {"app": "web"}}, "spec": spec}),
         )
@@ -385,7 +385,7 @@ mod tests {
     }
 
     fn spread(key: &str, max_skew: i32, min_domains: Option<i32>, when: &str) -> Pod {
-        pod(json!({"topologySpreadConstraints": [{
+        pod(&json!({"topologySpreadConstraints": [{
             "topologyKey": key, "maxSkew": max_skew, "minDomains": min_domains,
             "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": "web"}}}]}))
     }
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn hostname_anti_affinity_refuses_occupied_nodes_but_not_a_new_one() {
-        let p = pod(json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        let p = pod(&json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "web"}}}]}}}));
         let view = Fake { counts: [(HOSTNAME, [("node-a".to_owned(), 1)].into())].into(), ..Fake::default() };
         let rules = prepare(&p, &PodTerms::new(&p), &view, false);
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn affinity_to_itself_with_no_pod_yet_starts_anywhere() {
-        let p = pod(json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        let p = pod(&json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "web"}}}]}}}));
         assert!(prepare(&p, &PodTerms::new(&p), &zones(&[]), false).is_empty());
         let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("b", 1)]), false);
@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn existing_anti_affinity_forbids_its_domains() {
-        let p = pod(json!({}));
+        let p = pod(&json!({}));
         let view = Fake {
             universes: [(ZONE, set(&["a", "b"]))].into(),
             forbidden: [(ZONE.to_owned(), set(&["a"]))].into(),

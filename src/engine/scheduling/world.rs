@@ -78,13 +78,18 @@ pub struct World<'c, 'a> {
     /// Nodes marked for deletion: their pods move in every simulation.
     pub deleting: Vec<usize>,
     pub limits: Limits<'a>,
-    requests: HashMap<usize, Resources>,
+    /// Per pod, its requests; pods of one workload share one map.
+    requests: HashMap<usize, Rc<Resources>>,
     pods: PodIndex<'a>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
-    static_fits: RefCell<HashMap<String, Rc<FitList>>>,
+    /// Per pod and pass, and shared by pods with the same requirements and tolerations.
     pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
+    shared_fits: RefCell<HashMap<String, Rc<PodFit>>>,
+    /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
+    shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
+    no_terms: Rc<PodTerms>,
 }
 
 /// What never changes about one pod during a replay, for one pass (strict or relaxed).
@@ -93,7 +98,7 @@ pub struct PodFit {
     /// Alternatives (required node affinity terms), each with the selector, the volumes'
     /// zones and, while strict, the heaviest preferred term.
     pub requirements: Vec<Requirements>,
-    pub fits: Rc<FitList>,
+    pub fits: FitList,
 }
 
 /// How many nodes share one pruning bound in a [`FitList`].
@@ -194,8 +199,21 @@ pub fn room(free: i128, want: i128) -> bool {
 
 impl<'c, 'a> World<'c, 'a> {
     pub fn new(cluster: &'c Cluster<'a>) -> Self {
-        let requests: HashMap<usize, Resources> =
-            cluster.snapshot.pods.iter().map(|p| (address(p), pod::requests(p))).collect();
+        let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
+        let requests: HashMap<usize, Rc<Resources>> = cluster
+            .snapshot
+            .pods
+            .iter()
+            .map(|p| {
+                let r = pod::requests(p);
+                let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
+                    let r = Rc::new(r);
+                    distinct.insert(Rc::clone(&r));
+                    r
+                });
+                (address(p), shared)
+            })
+            .collect();
         let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
@@ -225,9 +243,11 @@ impl<'c, 'a> World<'c, 'a> {
             pods,
             counts: RefCell::default(),
             universes: RefCell::default(),
-            static_fits: RefCell::default(),
             pod_fits: RefCell::default(),
+            shared_fits: RefCell::default(),
             pod_terms: RefCell::default(),
+            shared_terms: RefCell::default(),
+            no_terms: Rc::default(),
         };
         world.templates = templates(&world);
         world
@@ -235,19 +255,25 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// A pod's effective requests (computed once for the snapshot's pods).
     pub fn requests(&self, pod: &Pod) -> Cow<'_, Resources> {
-        self.requests.get(&address(pod)).map_or_else(|| Cow::Owned(pod::requests(pod)), Cow::Borrowed)
+        self.requests.get(&address(pod)).map_or_else(|| Cow::Owned(pod::requests(pod)), |r| Cow::Borrowed(&**r))
     }
 
     /// The pod's node requirements and the nodes that statically accept it, for one pass
-    /// (memoised per pod).
+    /// (memoised per pod, and shared by pods with the same requirements and tolerations).
     pub fn pod_fit(&self, pod: &Pod, strict: bool) -> Rc<PodFit> {
         let key = (address(pod), strict);
         if let Some(hit) = self.pod_fits.borrow().get(&key) {
             return Rc::clone(hit);
         }
         let requirements = super::node_requirements(pod, strict, self.cluster);
-        let fits = self.static_fits(pod, &requirements, strict);
-        let fit = Rc::new(PodFit { requirements, fits });
+        let fingerprint = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
+        let known = self.shared_fits.borrow().get(&fingerprint).cloned();
+        let fit = known.unwrap_or_else(|| {
+            let fits = self.static_fits(pod, &requirements, strict);
+            let fit = Rc::new(PodFit { requirements, fits });
+            self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
+            fit
+        });
         self.pod_fits.borrow_mut().insert(key, Rc::clone(&fit));
         fit
     }
@@ -262,25 +288,43 @@ impl<'c, 'a> World<'c, 'a> {
         }
     }
 
-    /// The pod's spread constraints and affinity terms with their selectors (memoised per pod).
+    /// The pod's spread constraints and affinity terms with their selectors (memoised per pod,
+    /// and shared by pods with the same terms).
     pub fn pod_terms(&self, pod: &Pod) -> Rc<PodTerms> {
+        let affinity = pod.spec.affinity.as_ref();
+        let (spreads, pod_affinity, anti) = (
+            &pod.spec.topology_spread_constraints,
+            affinity.and_then(|a| a.pod_affinity.as_ref()),
+            affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
+        );
+        if spreads.is_empty() && pod_affinity.is_none() && anti.is_none() {
+            return Rc::clone(&self.no_terms);
+        }
         let key = address(pod);
         if let Some(hit) = self.pod_terms.borrow().get(&key) {
             return Rc::clone(hit);
         }
-        let terms = Rc::new(PodTerms::new(pod));
+        // `matchLabelKeys` reads the pod's own labels; the namespace scopes every selector.
+        let keyed: Vec<Option<&String>> = spreads
+            .iter()
+            .flat_map(|c| c.match_label_keys.iter().flatten())
+            .map(|k| pod.metadata.labels.get(k))
+            .collect();
+        let fingerprint = format!("{}|{spreads:?}|{pod_affinity:?}|{anti:?}|{keyed:?}", pod.metadata.namespace());
+        let known = self.shared_terms.borrow().get(&fingerprint).cloned();
+        let terms = known.unwrap_or_else(|| {
+            let terms = Rc::new(PodTerms::new(pod));
+            self.shared_terms.borrow_mut().insert(fingerprint, Rc::clone(&terms));
+            terms
+        });
         self.pod_terms.borrow_mut().insert(key, Rc::clone(&terms));
         terms
     }
 
     /// Nodes, in destination order, whose labels and taints a pod with these requirements and
-    /// tolerations accepts: what never changes during a simulation (memoised). Only these
-    /// nodes can take the pod, so the first fit is searched among them.
-    fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> Rc<FitList> {
-        let key = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
-        if let Some(hit) = self.static_fits.borrow().get(&key) {
-            return Rc::clone(hit);
-        }
+    /// tolerations accepts: what never changes during a simulation. Only these nodes can take
+    /// the pod, so the first fit is searched among them.
+    fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> FitList {
         let fits: Vec<usize> = (0..self.order.len())
             .filter(|&p| {
                 let i = self.order[p];
@@ -289,9 +333,7 @@ impl<'c, 'a> World<'c, 'a> {
                     && requirements.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok())
             })
             .collect();
-        let fits = Rc::new(FitList::new(fits, self));
-        self.static_fits.borrow_mut().insert(key, Rc::clone(&fits));
-        fits
+        FitList::new(fits, self)
     }
 
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
@@ -413,7 +455,11 @@ impl AntiAffinityGroups {
     }
 }
 
-fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap<usize, Resources>) -> BaseNode<'a> {
+fn base_node<'a>(
+    cluster: &Cluster<'a>,
+    node: &StateNode<'a>,
+    requests: &HashMap<usize, Rc<Resources>>,
+) -> BaseNode<'a> {
     let mut labels = Requirements::from_labels(node.labels());
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
     labels.add(HOSTNAME, &Requirement::in_values([hostname.clone()]));
@@ -425,7 +471,7 @@ fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &HashMap
             continue;
         }
         if let Some(r) = requests.get(&address(p)) {
-            for (k, v) in r {
+            for (k, v) in r.iter() {
                 let entry = available.entry(k.clone()).or_insert(Quantity::ZERO);
                 *entry = entry.minus(*v);
             }
