@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Affinity, Toleration, TopologySpreadConstraint};
 use serde::{Deserialize, Serialize};
 
-use super::meta::{Condition, ObjectMeta, StringMap, Taint};
+use super::meta::{exact, Condition, ObjectMeta, StringMap, Taint};
 use crate::quantity::Quantity;
 
 /// `cpu`, `memory`, `pods`, extended resources … in exact milli-units.
@@ -27,7 +27,7 @@ pub struct Node {
 pub struct NodeSpec {
     #[serde(rename = "providerID", skip_serializing_if = "Option::is_none")]
     pub provider_id: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub taints: Vec<Taint>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unschedulable: bool,
@@ -40,7 +40,7 @@ pub struct NodeStatus {
     pub capacity: Resources,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub allocatable: Resources,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub conditions: Vec<Condition>,
 }
 
@@ -62,23 +62,23 @@ pub struct PodSpec {
     pub node_selector: StringMap,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub tolerations: Vec<Toleration>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub containers: Vec<Container>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub init_containers: Vec<Container>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub overhead: Resources,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub volumes: Vec<Volume>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub resource_claims: Vec<serde_json::Value>,
 }
 
@@ -88,12 +88,12 @@ pub struct PodSpec {
 pub struct Container {
     pub name: String,
     pub resources: ContainerResources,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub ports: Vec<ContainerPort>,
     /// `Always` on an init container makes it a sidecar that keeps running.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub env: Vec<EnvVar>,
 }
 
@@ -146,7 +146,7 @@ pub struct ClaimRef {
 pub struct PodStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub conditions: Vec<Condition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Timestamp>,

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Labels or annotations. Values written as bare YAML numbers or booleans are read as strings.
@@ -25,7 +26,7 @@ pub struct ObjectMeta {
     pub creation_timestamp: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub owner_references: Vec<OwnerReference>,
 }
 
@@ -106,19 +107,51 @@ impl std::fmt::Display for Taint {
     }
 }
 
+/// Reads a list into an allocation of its own length: serde makes room for four on the first
+/// element, and that slack in every pod's lists is a tenth of a large snapshot's memory.
+pub(super) fn exact<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
+    let mut items = Vec::deserialize(deserializer)?;
+    items.shrink_to_fit();
+    Ok(items)
+}
+
 /// Reads a string map whose values may be bare scalars (`zone-id: 0123`, `spot: yes`, `n: 1`).
+/// Entry by entry into the map: no map of `Value`s in between, nor its large allocation.
 fn lenient_map<'de, D: Deserializer<'de>>(deserializer: D) -> Result<StringMap, D::Error> {
-    let raw: Option<BTreeMap<String, serde_json::Value>> = Option::deserialize(deserializer)?;
-    Ok(raw
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| {
-            let text = match v {
+    deserializer.deserialize_option(LenientMap)
+}
+
+struct LenientMap;
+
+impl<'de> Visitor<'de> for LenientMap {
+    type Value = StringMap;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<StringMap, E> {
+        Ok(StringMap::new())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<StringMap, E> {
+        Ok(StringMap::new())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<StringMap, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
+        let mut out = StringMap::new();
+        while let Some((key, value)) = map.next_entry::<String, serde_json::Value>()? {
+            let text = match value {
                 serde_json::Value::String(s) => s,
                 serde_json::Value::Null => String::new(),
                 other => other.to_string(),
             };
-            (k, text)
-        })
-        .collect())
+            out.insert(key, text);
+        }
+        Ok(out)
+    }
 }

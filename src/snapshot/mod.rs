@@ -13,6 +13,7 @@ mod karpenter;
 mod meta;
 pub mod redact;
 mod storage;
+mod stream;
 mod workloads;
 
 pub use catalog::{InstanceType, Offering, SnapshotInfo, UnreadKind};
@@ -66,6 +67,13 @@ impl Snapshot {
     /// Builds a snapshot from JSON text (one object, a List, an array or a stream of them).
     pub fn from_json(text: &str) -> Result<Snapshot, DecodeError> {
         decode::decode_json(text)
+    }
+
+    /// Builds a snapshot from JSON as it is read, without holding the text (what
+    /// [`Snapshot::from_json`] reads). `None` when the input has an error, or a shape only
+    /// the text decoder reads: decode the text then, for an error that points into it.
+    pub fn from_json_reader(reader: impl std::io::Read) -> Option<Snapshot> {
+        stream::decode_reader(reader)
     }
 
     /// The snapshot as one `v1 List` document that [`Snapshot::from_documents`] reads back.

@@ -1,7 +1,8 @@
 //! Snapshot files: YAML or JSON, one object, a `List` (nested too) or a multi-document stream,
 //! from a path or stdin. Errors point at the file, line and column, object and field.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use miette::{NamedSource, SourceSpan};
@@ -10,17 +11,24 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::snapshot::{DecodeError, Snapshot};
 
-/// Reads a snapshot from a path, or stdin for `-`.
+/// Reads a snapshot from a path, or stdin for `-`. A JSON file is decoded as it is read, without
+/// holding its text; only an error has it read whole, for the diagnostic to point into.
 pub fn read_path(path: &Path) -> Result<Snapshot, Error> {
-    let text = if path.as_os_str() == "-" {
+    let io = |source| Error::Io { path: path.to_owned(), source };
+    if path.as_os_str() == "-" {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|source| Error::Io { path: path.to_owned(), source })?;
-        text
-    } else {
-        std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_owned(), source })?
-    };
-    let name = if path.as_os_str() == "-" { "<stdin>".to_owned() } else { path.display().to_string() };
-    read_text(&text, &name)
+        std::io::stdin().read_to_string(&mut text).map_err(io)?;
+        return read_text(&text, "<stdin>");
+    }
+    let name = path.display().to_string();
+    let mut reader = BufReader::new(File::open(path).map_err(io)?);
+    if starts_json(&mut reader).map_err(io)? {
+        if let Some(snapshot) = Snapshot::from_json_reader(reader) {
+            return non_empty(snapshot, &name);
+        }
+    }
+    // YAML, or JSON that did not decode: read the text, which diagnostics point into.
+    read_text(&std::fs::read_to_string(path).map_err(io)?, &name)
 }
 
 /// Parses snapshot text; `name` is used in diagnostics.
@@ -31,10 +39,32 @@ pub fn read_text(text: &str, name: &str) -> Result<Snapshot, Error> {
         let documents = parse_documents(text, name)?;
         Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?
     };
+    non_empty(snapshot, name)
+}
+
+fn non_empty(snapshot: Snapshot, name: &str) -> Result<Snapshot, Error> {
     if snapshot.nodes.is_empty() && snapshot.node_claims.is_empty() && snapshot.node_pools.is_empty() {
         return Err(Error::EmptySnapshot { path: name.to_owned() });
     }
     Ok(snapshot)
+}
+
+/// Whether the reader's first byte after JSON's blanks (which it skips) is `{` or `[`: then
+/// [`is_json`] says the same of the text, whose other blanks JSON does not allow anyway.
+fn starts_json(reader: &mut impl BufRead) -> std::io::Result<bool> {
+    loop {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(false);
+        }
+        if let Some(first) = buffer.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+            let json = matches!(buffer[first], b'{' | b'[');
+            reader.consume(first);
+            return Ok(json);
+        }
+        let blanks = buffer.len();
+        reader.consume(blanks);
+    }
 }
 
 /// JSON when the first non-space character is `{` or `[`.
@@ -226,6 +256,33 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(matches!(read_text("{\"kind\": ", "t.json"), Err(Error::Syntax { span: Some(_), .. })));
+    }
+
+    #[test]
+    fn files_stream_json_and_point_into_it_on_errors() {
+        use super::read_path;
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let good =
+            r#"{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}}],"kind":"List"}"#;
+        assert_eq!(read_path(&file("good.json", &format!("\n {good}"))).unwrap().nodes.len(), 1);
+        let bad = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"a\"}},\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\n \"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}]}";
+        match read_path(&file("bad.json", bad)).unwrap_err() {
+            Error::Object { path, line, field, .. } => {
+                assert!(path.ends_with("bad.json"));
+                assert_eq!((line, field.as_str()), (4, "spec.containers[0].resources.requests.cpu"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(read_path(&file("cut.json", "{\"kind\": ")), Err(Error::Syntax { span: Some(_), .. })));
+        let empty = r#"{"apiVersion":"v1","kind":"List","items":[]}"#;
+        assert!(matches!(read_path(&file("empty.json", empty)), Err(Error::EmptySnapshot { .. })));
+        assert_eq!(read_path(&file("n.yaml", NODE)).unwrap().nodes.len(), 1);
+        assert!(matches!(read_path(&dir.path().join("missing.json")), Err(Error::Io { .. })));
     }
 
     #[test]
