@@ -110,6 +110,7 @@ pub struct NodeVerdict {
     pub blockers: Vec<Code>,
     pub reasons: Vec<Reason>,
     pub steps: Vec<Step>,
+    /// Where each pod would go: filled for the node a focused replay explains.
     pub pods: Vec<PodView>,
     pub pod_count: usize,
     pub allocatable: Resources,
@@ -361,7 +362,8 @@ fn verdict(
     if acting.is_none() && lifted.reason.is_some() && blockers.is_empty() {
         method_findings.push(waiting(round_method, lifted.reason.unwrap_or_default()));
     }
-    let pods = lifted.results.as_deref().map(pod_views).unwrap_or_default();
+    // Only `explain` shows where each pod goes; a whole-cluster replay would hold them all.
+    let pods = lifted.results.as_deref().filter(|_| detail).map(pod_views).unwrap_or_default();
     let mut steps = vec![
         Step {
             step: StepKind::Candidate,

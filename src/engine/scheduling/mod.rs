@@ -17,7 +17,9 @@ pub mod taints;
 pub mod topology;
 pub mod world;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 
 use self::pod_index::PodIndex;
@@ -124,11 +126,7 @@ pub fn simulate(world: &World<'_, '_>, candidates: &[usize], options: Options) -
 /// Whether lifting the pod gates of node `i` moves more pods: it has a do-not-disrupt or fully
 /// PDB-blocked pod that would otherwise stay.
 pub fn gates_hold_pods(world: &World<'_, '_>, i: usize) -> bool {
-    let now = world.cluster.now;
-    world.cluster.nodes[i]
-        .pods
-        .iter()
-        .any(|p| pod::is_reschedulable(p) && !world.limits.is_currently_reschedulable(p, now))
+    world.holds_pods[i]
 }
 
 /// The same simulation as `results` came from, with every pod explained.
@@ -194,7 +192,6 @@ impl Refusals {
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
-        let now = cluster.now;
         let mut queue: Vec<(&'a Pod, bool)> = world.pending.iter().map(|p| (*p, true)).collect();
         let mut excluded = vec![false; cluster.nodes.len()];
         let mut excluded_list: Vec<usize> = candidates.iter().chain(&world.deleting).copied().collect();
@@ -204,7 +201,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             excluded[i] = true;
             let lifted = options.lift_pod_gates && candidates.contains(&i);
             for p in &cluster.nodes[i].pods {
-                if pod::is_reschedulable(p) && (lifted || world.limits.is_currently_reschedulable(p, now)) {
+                if pod::is_reschedulable(p) && (lifted || !world.is_held(p)) {
                     queue.push((p, false));
                 }
             }
@@ -395,7 +392,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// Every existing node's refusal of the pod, as kube-scheduler sums them up.
-    fn refusals(&self, pod: &Pod, strict: bool) -> Refusals {
+    fn refusals(&self, pod: &'a Pod, strict: bool) -> Refusals {
         let requests = self.world.requests(pod);
         let fit = self.world.pod_fit(pod, strict);
         let rules = self.rules(pod, strict);

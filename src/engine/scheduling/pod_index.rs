@@ -6,7 +6,7 @@
 //! state once per topology group. Either way the answer is the count per domain; only the
 //! cost differs, and without an index it is quadratic in the size of the cluster.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::topology::PodFilter;
 use crate::snapshot::Pod;
@@ -23,7 +23,7 @@ pub struct PodIndex<'a, L = usize> {
 
 impl<L> Default for PodIndex<'_, L> {
     fn default() -> Self {
-        PodIndex { pods: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() }
+        PodIndex { pods: Vec::new(), by_namespace: HashMap::default(), by_label: HashMap::default() }
     }
 }
 

@@ -7,7 +7,9 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::pod_index::PodIndex;
@@ -78,6 +80,10 @@ pub struct World<'c, 'a> {
     /// Nodes marked for deletion: their pods move in every simulation.
     pub deleting: Vec<usize>,
     pub limits: Limits<'a>,
+    /// Pods that could move but that a do-not-disrupt annotation or a fully blocking PDB keeps
+    /// in place (by address), and per node whether it has one.
+    held: HashSet<usize>,
+    pub holds_pods: Vec<bool>,
     /// Per pod, its requests; pods of one workload share one map.
     requests: HashMap<usize, Rc<Resources>>,
     pods: PodIndex<'a>,
@@ -86,6 +92,10 @@ pub struct World<'c, 'a> {
     /// Per pod and pass, and shared by pods with the same requirements and tolerations.
     pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
     shared_fits: RefCell<HashMap<String, Rc<PodFit>>>,
+    /// Per controller (kind/namespace/name) and pass: pods already judged, with their fit. A
+    /// sibling with the same selector, affinity and tolerations shares it without the
+    /// fingerprint (formatting it is most of the cost of a fit).
+    sibling_fits: RefCell<HashMap<(String, bool), Vec<(&'a Pod, Rc<PodFit>)>>>,
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
@@ -229,6 +239,15 @@ impl<'c, 'a> World<'c, 'a> {
         let pods = PodIndex::new(nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p))));
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
         let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
+        let limits = Limits::new(&cluster.snapshot.pdbs);
+        let held: HashSet<usize> = cluster
+            .nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .filter(|p| pod::is_reschedulable(p) && !limits.is_currently_reschedulable(p, cluster.now))
+            .map(|p| address(p))
+            .collect();
+        let holds_pods = cluster.nodes.iter().map(|n| n.pods.iter().any(|p| held.contains(&address(p)))).collect();
         let mut world = World {
             cluster,
             nodes,
@@ -238,19 +257,27 @@ impl<'c, 'a> World<'c, 'a> {
             anti_affinity_groups,
             pending,
             deleting,
-            limits: Limits::new(&cluster.snapshot.pdbs),
+            limits,
+            held,
+            holds_pods,
             requests,
             pods,
             counts: RefCell::default(),
             universes: RefCell::default(),
             pod_fits: RefCell::default(),
             shared_fits: RefCell::default(),
+            sibling_fits: RefCell::default(),
             pod_terms: RefCell::default(),
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
         };
         world.templates = templates(&world);
         world
+    }
+
+    /// Whether the pod could move but its do-not-disrupt annotation or a PDB keeps it.
+    pub fn is_held(&self, pod: &Pod) -> bool {
+        self.held.contains(&address(pod))
     }
 
     /// A pod's effective requests (computed once for the snapshot's pods).
@@ -260,22 +287,37 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The pod's node requirements and the nodes that statically accept it, for one pass
     /// (memoised per pod, and shared by pods with the same requirements and tolerations).
-    pub fn pod_fit(&self, pod: &Pod, strict: bool) -> Rc<PodFit> {
+    pub fn pod_fit(&self, pod: &'a Pod, strict: bool) -> Rc<PodFit> {
         let key = (address(pod), strict);
         if let Some(hit) = self.pod_fits.borrow().get(&key) {
             return Rc::clone(hit);
         }
-        let requirements = super::node_requirements(pod, strict, self.cluster);
-        let fingerprint = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
-        let known = self.shared_fits.borrow().get(&fingerprint).cloned();
-        let fit = known.unwrap_or_else(|| {
-            let fits = self.static_fits(pod, &requirements, strict);
-            let fit = Rc::new(PodFit { requirements, fits });
-            self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
+        let family = sibling_key(pod).map(|k| (k, strict));
+        let sibling = family.as_ref().and_then(|f| {
+            let siblings = self.sibling_fits.borrow();
+            siblings.get(f)?.iter().find(|(other, _)| same_fit_inputs(pod, other)).map(|(_, fit)| Rc::clone(fit))
+        });
+        let fit = sibling.unwrap_or_else(|| {
+            let fit = self.fit_by_fingerprint(pod, strict);
+            if let Some(f) = family {
+                self.sibling_fits.borrow_mut().entry(f).or_default().push((pod, Rc::clone(&fit)));
+            }
             fit
         });
         self.pod_fits.borrow_mut().insert(key, Rc::clone(&fit));
         fit
+    }
+
+    fn fit_by_fingerprint(&self, pod: &Pod, strict: bool) -> Rc<PodFit> {
+        let requirements = super::node_requirements(pod, strict, self.cluster);
+        let fingerprint = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
+        let known = self.shared_fits.borrow().get(&fingerprint).cloned();
+        known.unwrap_or_else(|| {
+            let fits = self.static_fits(pod, &requirements, strict);
+            let fit = Rc::new(PodFit { requirements, fits });
+            self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
+            fit
+        })
     }
 
     /// The value of `key` on an existing node.
@@ -381,6 +423,28 @@ impl<'c, 'a> World<'c, 'a> {
         self.universes.borrow_mut().insert(key.to_owned(), Rc::clone(&out));
         out
     }
+}
+
+/// The pod's controller, for pods whose placement inputs come from one template; `None` for
+/// pods with persistent volume claims (each claim has its own zone).
+fn sibling_key(pod: &Pod) -> Option<String> {
+    if pod.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some()) {
+        return None;
+    }
+    let owner = pod.metadata.controller()?;
+    Some(format!("{}/{}/{}", owner.kind, pod.metadata.namespace(), owner.name))
+}
+
+/// Whether two pods have the same node selector, node affinity and tolerations: what their
+/// fit depends on, volumes aside.
+fn same_fit_inputs(a: &Pod, b: &Pod) -> bool {
+    fn node_affinity(p: &Pod) -> Option<&k8s_openapi::api::core::v1::NodeAffinity> {
+        p.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref())
+    }
+    a.spec.node_selector == b.spec.node_selector
+        && a.spec.tolerations == b.spec.tolerations
+        && node_affinity(a) == node_affinity(b)
+        && !b.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some())
 }
 
 fn address(pod: &Pod) -> usize {
