@@ -113,8 +113,8 @@ pub fn is_evictable(pod: &Pod, now: Timestamp) -> bool {
 /// server defaults them.
 pub fn requests(pod: &Pod) -> Resources {
     let container_requests = |c: &crate::snapshot::Container| -> Resources {
-        let mut r = c.resources.limits.clone();
-        r.extend(c.resources.requests.clone());
+        let mut r = Resources::from(c.resources.limits.clone());
+        r.extend(c.resources.requests.iter().map(|(k, v)| (k.clone(), *v)));
         r
     };
     let mut running = Resources::new();

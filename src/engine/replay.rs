@@ -413,7 +413,7 @@ fn verdict(
     let mut blocker_codes: Vec<Code> = blockers.iter().map(|r| r.code).collect();
     blocker_codes.dedup();
     let requested = node.pods.iter().filter(|p| !pod::is_terminal(p)).fold(Resources::new(), |mut acc, p| {
-        pod::add(&mut acc, &pod::requests(p));
+        pod::add(&mut acc, &ctx.world.requests(p));
         acc
     });
     NodeVerdict {

@@ -100,10 +100,54 @@ pub struct Container {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ContainerResources {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub requests: Resources,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub limits: Resources,
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub requests: ResourceList,
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub limits: ResourceList,
+}
+
+/// A container's resource list, as compact as it can be: one or two entries sorted by name
+/// in a `Vec` sized exactly, where a `BTreeMap` takes a 464-byte node for any number of them.
+/// There are two per container, and containers are most of a large snapshot.
+///
+/// It reads and writes as a map, through [`Resources`], so documents and error paths
+/// (`resources.requests.cpu`) are the same as with a map.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Resources", into = "Resources")]
+pub struct ResourceList(Box<[(String, Quantity)]>);
+
+impl ResourceList {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Quantity> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, q)| q)
+    }
+
+    /// Entries by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Quantity)> {
+        self.0.iter().map(|(n, q)| (n, q))
+    }
+
+    /// Sets one entry (a test and what-if convenience; lists are small).
+    pub fn insert(&mut self, name: String, quantity: Quantity) {
+        let mut map = Resources::from(std::mem::take(self));
+        map.insert(name, quantity);
+        *self = map.into();
+    }
+}
+
+impl From<Resources> for ResourceList {
+    fn from(map: Resources) -> Self {
+        ResourceList(map.into_iter().collect())
+    }
+}
+
+impl From<ResourceList> for Resources {
+    fn from(list: ResourceList) -> Self {
+        list.0.into_vec().into_iter().collect()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,4 +263,23 @@ pub struct InvolvedObject {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ResourceList;
+
+    #[test]
+    fn resource_lists_read_and_write_as_sorted_maps() {
+        let list: ResourceList = serde_json::from_str(r#"{"memory": "1Gi", "cpu": "500m"}"#).expect("a list");
+        let names: Vec<&str> = list.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["cpu", "memory"]);
+        assert_eq!(list.get("cpu").map(ToString::to_string).as_deref(), Some("500m"));
+        assert_eq!(list.get("pods"), None);
+        assert_eq!(serde_json::to_string(&list).expect("json"), r#"{"cpu":"500m","memory":"1Gi"}"#);
+        let mut more = list.clone();
+        more.insert("cpu".into(), "2".parse().expect("quantity"));
+        assert_eq!(more.get("cpu").map(ToString::to_string).as_deref(), Some("2"));
+        assert!(ResourceList::default().is_empty() && !list.is_empty());
+    }
 }

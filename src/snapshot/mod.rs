@@ -19,7 +19,7 @@ mod workloads;
 pub use catalog::{InstanceType, Offering, SnapshotInfo, UnreadKind};
 pub use core::{
     ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec, NodeStatus,
-    PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, Resources, Volume,
+    PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, ResourceList, Resources, Volume,
 };
 pub use decode::{DecodeError, Document};
 pub use karpenter::{

@@ -474,8 +474,8 @@ pub(super) fn daemon_spec(cpu: i128, memory_mib: i128, host_port: Option<i32>, n
         containers: vec![Container {
             name: name.to_owned(),
             resources: ContainerResources {
-                requests: resources(cpu, memory_mib * MIB),
-                limits: Resources::from([("memory".to_owned(), Quantity::from_units(2 * memory_mib * MIB))]),
+                requests: resources(cpu, memory_mib * MIB).into(),
+                limits: Resources::from([("memory".to_owned(), Quantity::from_units(2 * memory_mib * MIB))]).into(),
             },
             ports: host_port
                 .map(|port| ContainerPort {

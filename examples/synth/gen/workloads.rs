@@ -217,8 +217,8 @@ fn pod_spec(rng: &mut Rng, shape: Shape<'_>, pools: &[PoolPlan]) -> (PodSpec, Sp
     spec.containers.push(Container {
         name: "app".into(),
         resources: ContainerResources {
-            requests: resources(main_cpu, main_memory),
-            limits: Resources::from([("memory".to_owned(), Quantity::from_units(main_memory * 3 / 2))]),
+            requests: resources(main_cpu, main_memory).into(),
+            limits: Resources::from([("memory".to_owned(), Quantity::from_units(main_memory * 3 / 2))]).into(),
         },
         ports: vec![ContainerPort { container_port: 8080, protocol: Some("TCP".into()), ..ContainerPort::default() }],
         ..Container::default()
@@ -227,8 +227,8 @@ fn pod_spec(rng: &mut Rng, shape: Shape<'_>, pools: &[PoolPlan]) -> (PodSpec, Sp
         spec.containers.push(Container {
             name: "istio-proxy".into(),
             resources: ContainerResources {
-                requests: resources(cpu / 10, memory / 8),
-                limits: Resources::from([("memory".to_owned(), Quantity::from_units(memory / 4))]),
+                requests: resources(cpu / 10, memory / 8).into(),
+                limits: Resources::from([("memory".to_owned(), Quantity::from_units(memory / 4))]).into(),
             },
             ..Container::default()
         });
@@ -236,7 +236,10 @@ fn pod_spec(rng: &mut Rng, shape: Shape<'_>, pools: &[PoolPlan]) -> (PodSpec, Sp
     if rng.chance(0.05) {
         spec.init_containers.push(Container {
             name: "migrate".into(),
-            resources: ContainerResources { requests: resources(cpu / 2, memory / 2), ..ContainerResources::default() },
+            resources: ContainerResources {
+                requests: resources(cpu / 2, memory / 2).into(),
+                ..ContainerResources::default()
+            },
             ..Container::default()
         });
     }

@@ -95,12 +95,15 @@ pub struct World<'c, 'a> {
     /// Per controller (kind/namespace/name) and pass: pods already judged, with their fit. A
     /// sibling with the same selector, affinity and tolerations shares it without the
     /// fingerprint (formatting it is most of the cost of a fit).
-    sibling_fits: RefCell<HashMap<(String, bool), Vec<(&'a Pod, Rc<PodFit>)>>>,
+    sibling_fits: RefCell<HashMap<(String, bool), Siblings<'a>>>,
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
 }
+
+/// Pods of one controller already judged, each with its fit.
+type Siblings<'a> = Vec<(&'a Pod, Rc<PodFit>)>;
 
 /// What never changes about one pod during a replay, for one pass (strict or relaxed).
 #[derive(Debug)]
