@@ -126,7 +126,7 @@ pub fn simulate(world: &World<'_, '_>, candidates: &[usize], options: Options) -
 /// Whether lifting the pod gates of node `i` moves more pods: it has a do-not-disrupt or fully
 /// PDB-blocked pod that would otherwise stay.
 pub fn gates_hold_pods(world: &World<'_, '_>, i: usize) -> bool {
-    world.holds_pods[i]
+    !world.held_on(i).is_empty()
 }
 
 /// The same simulation as `results` came from, with every pod explained.
@@ -201,7 +201,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             excluded[i] = true;
             let lifted = options.lift_pod_gates && candidates.contains(&i);
             for p in &cluster.nodes[i].pods {
-                if pod::is_reschedulable(p) && (lifted || !world.is_held(p)) {
+                if pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)) {
                     queue.push((p, false));
                 }
             }

@@ -80,10 +80,9 @@ pub struct World<'c, 'a> {
     /// Nodes marked for deletion: their pods move in every simulation.
     pub deleting: Vec<usize>,
     pub limits: Limits<'a>,
-    /// Pods that could move but that a do-not-disrupt annotation or a fully blocking PDB keeps
-    /// in place (by address), and per node whether it has one.
-    held: HashSet<usize>,
-    pub holds_pods: Vec<bool>,
+    /// Per node (computed when first asked): the pods that could move but that a
+    /// do-not-disrupt annotation or a fully blocking PDB keeps in place, by address.
+    held: Vec<std::cell::OnceCell<HashSet<usize>>>,
     /// Per pod, its requests; pods of one workload share one map.
     requests: HashMap<usize, Rc<Resources>>,
     pods: PodIndex<'a>,
@@ -212,21 +211,7 @@ pub fn room(free: i128, want: i128) -> bool {
 
 impl<'c, 'a> World<'c, 'a> {
     pub fn new(cluster: &'c Cluster<'a>) -> Self {
-        let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
-        let requests: HashMap<usize, Rc<Resources>> = cluster
-            .snapshot
-            .pods
-            .iter()
-            .map(|p| {
-                let r = pod::requests(p);
-                let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
-                    let r = Rc::new(r);
-                    distinct.insert(Rc::clone(&r));
-                    r
-                });
-                (address(p), shared)
-            })
-            .collect();
+        let requests = shared_requests(&cluster.snapshot.pods);
         let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
@@ -243,14 +228,7 @@ impl<'c, 'a> World<'c, 'a> {
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
         let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
         let limits = Limits::new(&cluster.snapshot.pdbs);
-        let held: HashSet<usize> = cluster
-            .nodes
-            .iter()
-            .flat_map(|n| &n.pods)
-            .filter(|p| pod::is_reschedulable(p) && !limits.is_currently_reschedulable(p, cluster.now))
-            .map(|p| address(p))
-            .collect();
-        let holds_pods = cluster.nodes.iter().map(|n| n.pods.iter().any(|p| held.contains(&address(p)))).collect();
+        let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {
             cluster,
             nodes,
@@ -262,7 +240,6 @@ impl<'c, 'a> World<'c, 'a> {
             deleting,
             limits,
             held,
-            holds_pods,
             requests,
             pods,
             counts: RefCell::default(),
@@ -278,9 +255,23 @@ impl<'c, 'a> World<'c, 'a> {
         world
     }
 
-    /// Whether the pod could move but its do-not-disrupt annotation or a PDB keeps it.
-    pub fn is_held(&self, pod: &Pod) -> bool {
-        self.held.contains(&address(pod))
+    /// Whether the pod, on node `node`, could move but its do-not-disrupt annotation or a PDB
+    /// keeps it.
+    pub fn is_held(&self, node: usize, pod: &Pod) -> bool {
+        self.held_on(node).contains(&address(pod))
+    }
+
+    /// The pods of node `i` that its gates hold.
+    pub fn held_on(&self, i: usize) -> &HashSet<usize> {
+        self.held[i].get_or_init(|| {
+            let cluster = self.cluster;
+            cluster.nodes[i]
+                .pods
+                .iter()
+                .filter(|p| pod::is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
+                .map(|p| address(p))
+                .collect()
+        })
     }
 
     /// A pod's effective requests (computed once for the snapshot's pods).
@@ -428,14 +419,61 @@ impl<'c, 'a> World<'c, 'a> {
     }
 }
 
+/// Every pod's requests, by address. Pods of one controller with the same container resources
+/// share one map (and skip computing it); other equal maps are shared too.
+fn shared_requests(pods: &[Pod]) -> HashMap<usize, Rc<Resources>> {
+    let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
+    let mut by_controller: HashMap<String, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
+    let mut out = HashMap::default();
+    for p in pods {
+        let family = controller_key(p);
+        let sibling = family
+            .as_ref()
+            .and_then(|f| by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)))
+            .map(|(_, r)| Rc::clone(r));
+        let shared = sibling.unwrap_or_else(|| {
+            let r = pod::requests(p);
+            let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
+                let r = Rc::new(r);
+                distinct.insert(Rc::clone(&r));
+                r
+            });
+            if let Some(f) = family {
+                by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
+            }
+            shared
+        });
+        out.insert(address(p), shared);
+    }
+    out
+}
+
+/// Whether two pods' requests are computed from the same inputs: their containers' and init
+/// containers' resources (and sidecar restart policies), and the pod overhead.
+fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
+    fn inputs(p: &Pod) -> impl Iterator<Item = (&crate::snapshot::ContainerResources, Option<&str>)> {
+        let main = p.spec.containers.iter().map(|c| (&c.resources, None));
+        main.chain(p.spec.init_containers.iter().map(|c| (&c.resources, c.restart_policy.as_deref())))
+    }
+    a.spec.containers.len() == b.spec.containers.len()
+        && a.spec.init_containers.len() == b.spec.init_containers.len()
+        && a.spec.overhead == b.spec.overhead
+        && inputs(a).eq(inputs(b))
+}
+
+/// `Kind/namespace/name` of the pod's controller.
+fn controller_key(pod: &Pod) -> Option<String> {
+    let owner = pod.metadata.controller()?;
+    Some(format!("{}/{}/{}", owner.kind, pod.metadata.namespace(), owner.name))
+}
+
 /// The pod's controller, for pods whose placement inputs come from one template; `None` for
 /// pods with persistent volume claims (each claim has its own zone).
 fn sibling_key(pod: &Pod) -> Option<String> {
     if pod.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some()) {
         return None;
     }
-    let owner = pod.metadata.controller()?;
-    Some(format!("{}/{}/{}", owner.kind, pod.metadata.namespace(), owner.name))
+    controller_key(pod)
 }
 
 /// Whether two pods have the same node selector, node affinity and tolerations: what their
