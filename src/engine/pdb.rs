@@ -4,6 +4,7 @@
 //! `IsCurrentlyReschedulable`). One implementation, used by the candidate gates, the
 //! simulation's pod selection and `pdb-audit`.
 
+use foldhash::HashMap;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -34,34 +35,43 @@ impl EvictionBlock {
     }
 }
 
-/// The PDBs of the snapshot, ready to be matched against pods.
-#[derive(Debug, Clone, Copy)]
+/// The PDBs of the snapshot, indexed so that a pod is matched only against the PDBs of its
+/// namespace that may select it: each PDB is filed under one label its `matchLabels` requires
+/// (a pod without that label cannot match), or, without `matchLabels`, under its namespace.
+#[derive(Debug, Clone)]
 pub struct Limits<'a> {
     pdbs: &'a [PodDisruptionBudget],
-    /// Sorted by namespace (as a `Snapshot` keeps them): a pod's PDBs are found by bisection.
-    sorted: bool,
+    /// `(namespace, label key, label value)` → positions in `pdbs`.
+    by_label: HashMap<(&'a str, &'a str, &'a str), Vec<usize>>,
+    /// namespace → positions of the PDBs without `matchLabels`.
+    unindexed: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Limits<'a> {
     pub fn new(pdbs: &'a [PodDisruptionBudget]) -> Self {
-        Limits { pdbs, sorted: pdbs.is_sorted_by_key(|p| p.metadata.namespace()) }
+        let mut by_label: HashMap<(&'a str, &'a str, &'a str), Vec<usize>> = HashMap::default();
+        let mut unindexed: HashMap<&'a str, Vec<usize>> = HashMap::default();
+        for (i, pdb) in pdbs.iter().enumerate() {
+            let ns = pdb.metadata.namespace();
+            let required = pdb.spec.selector.as_ref().and_then(|s| s.match_labels.as_ref()?.iter().next());
+            match required {
+                Some((k, v)) => by_label.entry((ns, k.as_str(), v.as_str())).or_default().push(i),
+                None => unindexed.entry(ns).or_default().push(i),
+            }
+        }
+        Limits { pdbs, by_label, unindexed }
     }
 
-    /// Every PDB that selects the pod (same namespace, selector matches).
+    /// Every PDB that selects the pod (same namespace, selector matches), in snapshot order.
     pub fn matching(&self, pod: &Pod) -> Vec<&'a PodDisruptionBudget> {
         let ns = pod.metadata.namespace();
-        let same_namespace = if self.sorted {
-            let start = self.pdbs.partition_point(|p| p.metadata.namespace() < ns);
-            let len = self.pdbs[start..].partition_point(|p| p.metadata.namespace() == ns);
-            &self.pdbs[start..start + len]
-        } else {
-            self.pdbs
-        };
-        same_namespace
-            .iter()
-            .filter(|p| {
-                p.metadata.namespace() == ns && selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels)
-            })
+        let labelled = pod.metadata.labels.iter().filter_map(|(k, v)| self.by_label.get(&(ns, k.as_str(), v.as_str())));
+        let mut positions: Vec<usize> = self.unindexed.get(ns).into_iter().chain(labelled).flatten().copied().collect();
+        positions.sort_unstable();
+        positions
+            .into_iter()
+            .map(|i| &self.pdbs[i])
+            .filter(|p| selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels))
             .collect()
     }
 
@@ -153,6 +163,30 @@ mod tests {
 
     fn now() -> jiff::Timestamp {
         "2026-11-29T10:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn matching_finds_what_a_scan_finds_in_snapshot_order() {
+        let mut everything = pdb("all", "x", 1);
+        everything.spec.selector = Some(LabelSelector::default());
+        let mut expression = pdb("expr", "x", 1);
+        expression.spec.selector = Some(LabelSelector {
+            match_labels: None,
+            match_expressions: Some(vec![k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement {
+                key: "app".into(),
+                operator: "In".into(),
+                values: Some(vec!["web".into()]),
+            }]),
+        });
+        let mut elsewhere = pdb("other-ns", "web", 1);
+        elsewhere.metadata.namespace = Some("other".into());
+        let mut none = pdb("none", "web", 1);
+        none.spec.selector = None;
+        let pdbs = [everything, pdb("api", "api", 1), expression, elsewhere, none, pdb("web", "web", 1)];
+        let limits = Limits::new(&pdbs);
+        let names = |p: &Pod| limits.matching(p).iter().map(|b| b.metadata.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&pod("1", "web")), ["all", "expr", "web"]);
+        assert_eq!(names(&pod("2", "api")), ["all", "api"]);
     }
 
     #[test]
