@@ -2,10 +2,10 @@
 //! explaining one node cost on synthetic clusters of growing size.
 //!
 //! Each scale's snapshot comes from the generator of `examples/synth` (shared through
-//! `#[path]`), is written to a temporary JSON file and read back as text; then the figures are
+//! `#[path]`), is written to a temporary JSON file and read back from it; then the figures are
 //! the median of a few runs of
 //!
-//! * `load`: `source::file::read_text` (JSON → `Snapshot`), the text already in memory;
+//! * `load`: `source::file::read_path` (the JSON file → `Snapshot`, as the CLI reads it);
 //! * `plan`: `engine::replay(&snapshot, capturedAt)`;
 //! * `explain`: what `explain node/X` costs once the snapshot is loaded: the round replayed
 //!   with a verdict for that node only (`engine::replay_focused`), then
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use kubectl_consolidation::engine;
 use kubectl_consolidation::report::explain::explain;
 use kubectl_consolidation::snapshot::Snapshot;
-use kubectl_consolidation::source::file::read_text;
+use kubectl_consolidation::source::file::read_path;
 
 /// One cluster size to measure.
 #[derive(Debug, Clone, Copy)]
@@ -110,14 +110,12 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
         // Progress only: a closed stdout is not worth failing the bench for.
         let _ = std::io::stdout().flush();
     }
-    let text = std::fs::read_to_string(file.path()).expect("the snapshot is read");
-    let file_mib = text.len() as f64 / f64::from(1u32 << 20);
-    let name = file.path().display().to_string();
+    let bytes = std::fs::metadata(file.path()).expect("the snapshot was written").len();
+    let file_mib = bytes as f64 / f64::from(1u32 << 20);
 
     reset_peak();
-    let (load, snapshot) = timed(runs, || read_text(&text, &name).expect("the synthetic snapshot loads"));
+    let (load, snapshot) = timed(runs, || read_path(file.path()).expect("the synthetic snapshot loads"));
     let load_peak = peak_mib();
-    drop(text);
     let now = snapshot.info.captured_at.expect("capturedAt is set");
 
     reset_peak();
