@@ -419,14 +419,17 @@ impl<'c, 'a> World<'c, 'a> {
     }
 }
 
+/// `(kind, namespace, name)` of a pod's controller.
+type Family<'p> = (&'p str, &'p str, &'p str);
+
 /// Every pod's requests, by address. Pods of one controller with the same container resources
 /// share one map (and skip computing it); other equal maps are shared too.
 fn shared_requests(pods: &[Pod]) -> HashMap<usize, Rc<Resources>> {
     let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
-    let mut by_controller: HashMap<String, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
+    let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
     let mut out = HashMap::default();
     for p in pods {
-        let family = controller_key(p);
+        let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
         let sibling = family
             .as_ref()
             .and_then(|f| by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)))
@@ -577,8 +580,11 @@ fn base_node<'a>(
         }
         if let Some(r) = requests.get(&address(p)) {
             for (k, v) in r.iter() {
-                let entry = available.entry(k.clone()).or_insert(Quantity::ZERO);
-                *entry = entry.minus(*v);
+                if let Some(free) = available.get_mut(k) {
+                    *free = free.minus(*v);
+                } else {
+                    available.insert(k.clone(), Quantity::ZERO.minus(*v));
+                }
             }
         }
         if pod::is_active(p) {
