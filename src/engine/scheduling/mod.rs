@@ -220,8 +220,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             world,
             options,
             excluded,
-            gone: PodIndex::new(excluded_list.iter().flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p)))),
-            landed: PodIndex::default(),
+            gone: PodIndex::new(
+                excluded_list.iter().flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p))),
+                Some(Rc::clone(&world.selector_keys)),
+            ),
+            landed: PodIndex::new([], Some(Rc::clone(&world.selector_keys))),
             landed_anti: Vec::new(),
             placed: HashMap::new(),
             claims: Vec::new(),

@@ -6,7 +6,9 @@
 //! state once per topology group. Either way the answer is the count per domain; only the
 //! cost differs, and without an index it is quadratic in the size of the cluster.
 
-use foldhash::HashMap;
+use std::rc::Rc;
+
+use foldhash::{HashMap, HashSet};
 
 use super::topology::PodFilter;
 use crate::snapshot::Pod;
@@ -19,18 +21,21 @@ pub struct PodIndex<'a, L = usize> {
     by_namespace: HashMap<&'a str, Vec<u32>>,
     /// `(namespace, label key, label value)` → pods carrying that label.
     by_label: HashMap<(&'a str, &'a str, &'a str), Vec<u32>>,
+    /// The label keys worth a posting list (those some selector requires); `None`: every key.
+    keys: Option<Rc<HashSet<String>>>,
 }
 
 impl<L> Default for PodIndex<'_, L> {
     fn default() -> Self {
-        PodIndex { pods: Vec::new(), by_namespace: HashMap::default(), by_label: HashMap::default() }
+        PodIndex { pods: Vec::new(), by_namespace: HashMap::default(), by_label: HashMap::default(), keys: None }
     }
 }
 
 impl<'a, L: Copy> PodIndex<'a, L> {
-    /// Indexes `(location, pod)` pairs.
-    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>) -> Self {
-        let mut index = PodIndex::default();
+    /// Indexes `(location, pod)` pairs, with posting lists for the label `keys` only (every key
+    /// when `None`): a selector on another key reads its namespace's list.
+    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<Rc<HashSet<String>>>) -> Self {
+        let mut index = PodIndex { keys, ..PodIndex::default() };
         for (at, pod) in pods {
             index.push(at, pod);
         }
@@ -42,9 +47,15 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         let namespace = pod.metadata.namespace();
         self.by_namespace.entry(namespace).or_default().push(id);
         for (key, value) in &pod.metadata.labels {
-            self.by_label.entry((namespace, key, value)).or_default().push(id);
+            if self.is_indexed(key) {
+                self.by_label.entry((namespace, key, value)).or_default().push(id);
+            }
         }
         self.pods.push((at, pod));
+    }
+
+    fn is_indexed(&self, key: &str) -> bool {
+        self.keys.as_ref().is_none_or(|keys| keys.contains(key))
     }
 
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
@@ -53,7 +64,8 @@ impl<'a, L: Copy> PodIndex<'a, L> {
             (Some(namespaces), Some(selector)) => namespaces
                 .iter()
                 .map(|ns| {
-                    let by_label = selector.match_labels.iter().flatten().map(|(k, v)| {
+                    let indexed = selector.match_labels.iter().flatten().filter(|(k, _)| self.is_indexed(k));
+                    let by_label = indexed.map(|(k, v)| {
                         self.by_label.get(&(ns.as_str(), k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice)
                     });
                     // The rarest required label narrows the most; every candidate is checked anyway.
@@ -76,6 +88,8 @@ mod tests {
 
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
     use serde_json::json;
+
+    use std::rc::Rc;
 
     use super::PodIndex;
     use crate::engine::scheduling::topology::PodFilter;
@@ -105,7 +119,8 @@ mod tests {
             pod("a", "db-1", &json!({"app": "db", "tier": "back"})),
             pod("b", "web-3", &json!({"app": "web", "tier": "front"})),
         ];
-        let index = PodIndex::new(pods.iter().enumerate());
+        let index = PodIndex::new(pods.iter().enumerate(), None);
+        let narrow = PodIndex::new(pods.iter().enumerate(), Some(Rc::new(["tier".to_owned()].into_iter().collect())));
         let filters = [
             PodFilter::new(Some(["a".to_owned()].into()), Some(selector(&[("app", "web")]))),
             PodFilter::new(
@@ -136,6 +151,7 @@ mod tests {
                 .map(|(node, p)| format!("{node}:{}", p.metadata.name))
                 .collect();
             assert_eq!(names(&index, filter), scanned, "{filter:?}");
+            assert_eq!(names(&narrow, filter), scanned, "{filter:?} with only `tier` indexed");
         }
         assert_eq!(names(&index, &filters[1]).len(), 2);
         assert_eq!(names(&index, &filters[2]).len(), 3);

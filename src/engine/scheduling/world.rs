@@ -86,6 +86,8 @@ pub struct World<'c, 'a> {
     /// Per pod, its requests; pods of one workload share one map.
     requests: HashMap<usize, Rc<Resources>>,
     pods: PodIndex<'a>,
+    /// The label keys some topology selector requires: the only ones worth a posting list.
+    pub selector_keys: Rc<HashSet<String>>,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per pod and pass, and shared by pods with the same requirements and tolerations.
@@ -224,7 +226,9 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
-        let pods = PodIndex::new(nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p))));
+        let selector_keys = Rc::new(selector_keys(&cluster.snapshot.pods));
+        let in_place = nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p)));
+        let pods = PodIndex::new(in_place, Some(Rc::clone(&selector_keys)));
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
         let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
         let limits = Limits::new(&cluster.snapshot.pdbs);
@@ -242,6 +246,7 @@ impl<'c, 'a> World<'c, 'a> {
             held,
             requests,
             pods,
+            selector_keys,
             counts: RefCell::default(),
             universes: RefCell::default(),
             pod_fits: RefCell::default(),
@@ -417,6 +422,35 @@ impl<'c, 'a> World<'c, 'a> {
         self.universes.borrow_mut().insert(key.to_owned(), Rc::clone(&out));
         out
     }
+}
+
+/// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
+/// requires through `matchLabels`.
+fn selector_keys(pods: &[Pod]) -> HashSet<String> {
+    let mut keys = HashSet::default();
+    for pod in pods {
+        let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());
+        let affinity = pod.spec.affinity.as_ref();
+        let affinity_terms = affinity.and_then(|a| a.pod_affinity.as_ref()).into_iter().flat_map(|a| {
+            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
+            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
+            required.chain(preferred.map(|w| &w.pod_affinity_term))
+        });
+        let anti_terms = affinity.and_then(|a| a.pod_anti_affinity.as_ref()).into_iter().flat_map(|a| {
+            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
+            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
+            required.chain(preferred.map(|w| &w.pod_affinity_term))
+        });
+        let terms = affinity_terms.chain(anti_terms).filter_map(|t| t.label_selector.as_ref());
+        for selector in spreads.chain(terms) {
+            for key in selector.match_labels.iter().flatten().map(|(k, _)| k) {
+                if !keys.contains(key) {
+                    keys.insert(key.clone());
+                }
+            }
+        }
+    }
+    keys
 }
 
 /// `(kind, namespace, name)` of a pod's controller.
