@@ -130,40 +130,28 @@ pub(super) fn materialise(
         metadata: ObjectMeta { labels: extra.clone(), annotations: w.annotations.clone(), ..ObjectMeta::default() },
         spec: w.spec.clone(),
     };
+    // The StatefulSet or Deployment itself: the same object either way.
+    let controller = Workload {
+        metadata: ObjectMeta {
+            name: w.name.clone(),
+            namespace: Some(w.namespace.clone()),
+            uid: w.uid.clone(),
+            labels: labels([("app", w.name.as_str())]),
+            creation_timestamp: Some(created),
+            ..ObjectMeta::default()
+        },
+        spec: WorkloadSpec {
+            replicas: Some(w.replicas as i32),
+            selector: Some(selector.clone()),
+            template: template(&pod_labels),
+        },
+    };
     let (owner_ref, prefix) = if w.stateful {
-        out.stateful_sets.push(Workload {
-            metadata: ObjectMeta {
-                name: w.name.clone(),
-                namespace: Some(w.namespace.clone()),
-                uid: w.uid.clone(),
-                labels: labels([("app", w.name.as_str())]),
-                creation_timestamp: Some(created),
-                ..ObjectMeta::default()
-            },
-            spec: WorkloadSpec {
-                replicas: Some(w.replicas as i32),
-                selector: Some(selector.clone()),
-                template: template(&pod_labels),
-            },
-        });
+        out.stateful_sets.push(controller);
         (owner("apps/v1", "StatefulSet", &w.name, &w.uid), w.name.clone())
     } else {
         let rs_name = format!("{}-{}", w.name, w.hash);
-        out.deployments.push(Workload {
-            metadata: ObjectMeta {
-                name: w.name.clone(),
-                namespace: Some(w.namespace.clone()),
-                uid: w.uid.clone(),
-                labels: labels([("app", w.name.as_str())]),
-                creation_timestamp: Some(created),
-                ..ObjectMeta::default()
-            },
-            spec: WorkloadSpec {
-                replicas: Some(w.replicas as i32),
-                selector: Some(selector.clone()),
-                template: template(&pod_labels),
-            },
-        });
+        out.deployments.push(controller);
         pod_labels.insert("pod-template-hash".into(), w.hash.clone());
         let mut rs_selector = selector.clone();
         rs_selector.match_labels.get_or_insert_with(BTreeMap::new).insert("pod-template-hash".into(), w.hash.clone());

@@ -142,9 +142,8 @@ const ERRORS_LISTED: usize = 5;
 
 /// What a simulation changed on an existing node.
 #[derive(Debug, Default, Clone)]
-struct Placed<'a> {
+struct Placed {
     used: Resources,
-    pods: Vec<&'a Pod>,
     host_ports: Vec<HostPort>,
 }
 
@@ -169,7 +168,7 @@ struct Simulation<'w, 'c, 'a> {
     /// Pods this simulation placed, and those of them with required anti-affinity.
     landed: PodIndex<'a, Landing>,
     landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
-    placed: HashMap<usize, Placed<'a>>,
+    placed: HashMap<usize, Placed>,
     claims: Vec<Claim<'w, 'a>>,
     queue: Vec<(&'a Pod, bool)>,
     results: Results,
@@ -311,7 +310,6 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 let shown = self.options.detail.then(|| self.fit_text(i, &requests));
                 let placed = self.placed.entry(i).or_default();
                 pod::add(&mut placed.used, &requests);
-                placed.pods.push(pod);
                 placed.host_ports.extend(host_ports(pod));
                 self.land(Landing::Node(i), pod);
                 return Ok(Placement::Existing(i, shown));

@@ -84,8 +84,9 @@ pub type Narrowing = Vec<(String, Requirement)>;
 #[derive(Debug, Default)]
 pub struct PodTerms {
     spreads: Vec<(TopologySpreadConstraint, PodFilter)>,
-    anti: Vec<(PodAffinityTerm, PodFilter, bool)>,
-    affinity: Vec<(PodAffinityTerm, PodFilter, bool)>,
+    /// `(topology key, selected pods, required)` per anti-affinity and affinity term.
+    anti: Vec<(String, PodFilter, bool)>,
+    affinity: Vec<(String, PodFilter, bool)>,
     /// The required anti-affinity terms, which also bind the pods placed after this one.
     pub required_anti: Vec<(String, PodFilter)>,
 }
@@ -117,11 +118,8 @@ impl PodTerms {
             aff.and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref()),
             aff.and_then(|a| a.preferred_during_scheduling_ignored_during_execution.as_ref()),
         );
-        let required_anti = anti
-            .iter()
-            .filter(|(_, _, required)| *required)
-            .map(|(t, f, _)| (t.topology_key.clone(), f.clone()))
-            .collect();
+        let required_anti =
+            anti.iter().filter(|(_, _, required)| *required).map(|(key, f, _)| (key.clone(), f.clone())).collect();
         PodTerms { spreads, anti, affinity, required_anti }
     }
 
@@ -135,10 +133,10 @@ fn terms(
     owner: &Pod,
     required: Option<&Vec<PodAffinityTerm>>,
     preferred: Option<&Vec<k8s_openapi::api::core::v1::WeightedPodAffinityTerm>>,
-) -> Vec<(PodAffinityTerm, PodFilter, bool)> {
+) -> Vec<(String, PodFilter, bool)> {
     let required = required.into_iter().flatten().map(|t| (t, true));
     let preferred = preferred.into_iter().flatten().map(|w| (&w.pod_affinity_term, false));
-    required.chain(preferred).map(|(t, r)| (t.clone(), term_filter(owner, t), r)).collect()
+    required.chain(preferred).map(|(t, r)| (t.topology_key.clone(), term_filter(owner, t), r)).collect()
 }
 
 /// Which values of its key one rule admits.
@@ -247,28 +245,24 @@ pub fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool) -> Ru
         let allowed = spread(constraint, view.counts(key, filter), universe_of(key).as_deref());
         rule(key, allowed, "node(s) didn't match pod topology spread constraints");
     }
-    for (term, filter, required) in &terms.anti {
+    for (key, filter, required) in &terms.anti {
         if *required || strict {
-            let counts = view.counts(&term.topology_key, filter);
-            let anywhere = term.topology_key != HOSTNAME && counts.occupied().next().is_none();
-            rule(
-                &term.topology_key,
-                Allowed::Unoccupied { counts, anywhere },
-                "node(s) didn't match pod anti-affinity rules",
-            );
+            let counts = view.counts(key, filter);
+            let anywhere = key != HOSTNAME && counts.occupied().next().is_none();
+            rule(key, Allowed::Unoccupied { counts, anywhere }, "node(s) didn't match pod anti-affinity rules");
         }
     }
     for (key, forbidden) in view.forbidden_by_existing(pod) {
         rule(&key, Allowed::Except(forbidden), "node(s) didn't satisfy existing pods anti-affinity rules");
     }
-    for (term, filter, required) in &terms.affinity {
+    for (key, filter, required) in &terms.affinity {
         if *required || strict {
-            let counts = view.counts(&term.topology_key, filter);
+            let counts = view.counts(key, filter);
             // A pod that its own term selects may start the group anywhere.
             if counts.occupied().next().is_none() && filter.matches(pod) {
                 continue;
             }
-            rule(&term.topology_key, Allowed::Occupied { counts }, "node(s) didn't match pod affinity rules");
+            rule(key, Allowed::Occupied { counts }, "node(s) didn't match pod affinity rules");
         }
     }
     Rules { rules }
