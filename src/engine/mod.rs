@@ -16,6 +16,7 @@ pub mod pricing;
 pub mod replay;
 pub mod scheduling;
 pub mod scoring;
+pub mod setup;
 pub mod state;
 pub mod volumes;
 

@@ -11,16 +11,16 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::balanced::{self, Totals};
+use super::balanced::Totals;
 use super::budget::{build_budget_mapping, PoolBudgets, UNBOUNDED};
-use super::candidate::{consolidatable_blockers, consolidation_policy, new_candidate, Candidate};
+use super::candidate::{consolidatable_blockers, consolidation_policy, Candidate};
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
 use super::method::{
     self, drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
-use super::pdb::Limits;
 use super::pod;
-use super::scheduling::{self, Destination, Options, Results, World};
+use super::scheduling::{self, Destination, Options, Results};
+use super::setup::{self, Setup};
 use super::state::Cluster;
 use crate::reason::{Code, Reason};
 use crate::snapshot::{Resources, Snapshot};
@@ -142,12 +142,8 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
     let cluster = Cluster::new(snapshot, now);
-    let limits = Limits::new(&snapshot.pdbs);
-    let candidates: Vec<Candidate<'_>> =
-        (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
+    let Setup { candidates, totals, world } = setup::build(&cluster);
     let budgets = build_budget_mapping(&cluster);
-    let totals = balanced::node_pool_totals(&cluster, &candidates);
-    let world = World::new(&cluster);
     let single_moves = std::cell::RefCell::default();
     let ctx = Context {
         cluster: &cluster,

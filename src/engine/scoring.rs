@@ -8,11 +8,10 @@
 use jiff::Timestamp;
 
 use super::balanced::{self, Score, Totals};
-use super::candidate::{consolidation_policy, new_candidate, Candidate};
+use super::candidate::consolidation_policy;
 use super::method::consolidation::{compute_consolidation, Kind};
 use super::method::Decision;
-use super::pdb::Limits;
-use super::scheduling::World;
+use super::setup::{self, Setup};
 use super::state::Cluster;
 use crate::snapshot::Snapshot;
 
@@ -45,12 +44,8 @@ pub struct PoolScore {
 pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<PoolScore> {
     let cluster = Cluster::new(snapshot, now);
     let node_pool = cluster.pools.get(pool).copied()?;
-    let limits = Limits::new(&snapshot.pdbs);
-    let candidates: Vec<Candidate<'_>> =
-        (0..cluster.nodes.len()).map(|i| new_candidate(&cluster, i, &limits)).collect();
-    let all_totals = balanced::node_pool_totals(&cluster, &candidates);
+    let Setup { candidates, totals: all_totals, world } = setup::build(&cluster);
     let totals = all_totals.get(pool).copied().unwrap_or_default();
-    let world = World::new(&cluster);
     let scored = candidates
         .iter()
         .filter(|c| c.pool.is_some_and(|p| p.metadata.name == pool) && c.passes(false))
