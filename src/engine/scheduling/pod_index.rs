@@ -8,33 +8,42 @@
 
 use std::rc::Rc;
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 
 use super::topology::PodFilter;
 use crate::snapshot::Pod;
+
+/// The label keys worth a posting list, sorted (tested by binary search, not hashing: pods
+/// carry few labels and the index tests every one of them).
+pub type IndexedKeys = Rc<[String]>;
 
 /// Pods with where they are (`L`: a node, or a node or a new NodeClaim), and posting lists
 /// into them.
 #[derive(Debug)]
 pub struct PodIndex<'a, L = usize> {
     pods: Vec<(L, &'a Pod)>,
-    by_namespace: HashMap<&'a str, Vec<u32>>,
-    /// `(namespace, label key, label value)` → pods carrying that label.
-    by_label: HashMap<(&'a str, &'a str, &'a str), Vec<u32>>,
-    /// The label keys worth a posting list (those some selector requires); `None`: every key.
-    keys: Option<Rc<HashSet<String>>>,
+    by_namespace: HashMap<&'a str, Namespace<'a>>,
+    /// `None`: every key.
+    keys: Option<IndexedKeys>,
+}
+
+/// One namespace's pods, and `(label key, label value)` → those carrying that label.
+#[derive(Debug, Default)]
+struct Namespace<'a> {
+    pods: Vec<u32>,
+    by_label: HashMap<(&'a str, &'a str), Vec<u32>>,
 }
 
 impl<L> Default for PodIndex<'_, L> {
     fn default() -> Self {
-        PodIndex { pods: Vec::new(), by_namespace: HashMap::default(), by_label: HashMap::default(), keys: None }
+        PodIndex { pods: Vec::new(), by_namespace: HashMap::default(), keys: None }
     }
 }
 
 impl<'a, L: Copy> PodIndex<'a, L> {
     /// Indexes `(location, pod)` pairs, with posting lists for the label `keys` only (every key
     /// when `None`): a selector on another key reads its namespace's list.
-    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<Rc<HashSet<String>>>) -> Self {
+    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<IndexedKeys>) -> Self {
         let mut index = PodIndex { keys, ..PodIndex::default() };
         for (at, pod) in pods {
             index.push(at, pod);
@@ -44,18 +53,14 @@ impl<'a, L: Copy> PodIndex<'a, L> {
 
     pub fn push(&mut self, at: L, pod: &'a Pod) {
         let id = u32::try_from(self.pods.len()).unwrap_or(u32::MAX);
-        let namespace = pod.metadata.namespace();
-        self.by_namespace.entry(namespace).or_default().push(id);
+        let namespace = self.by_namespace.entry(pod.metadata.namespace()).or_default();
+        namespace.pods.push(id);
         for (key, value) in &pod.metadata.labels {
-            if self.is_indexed(key) {
-                self.by_label.entry((namespace, key, value)).or_default().push(id);
+            if is_indexed(self.keys.as_deref(), key) {
+                namespace.by_label.entry((key, value)).or_default().push(id);
             }
         }
         self.pods.push((at, pod));
-    }
-
-    fn is_indexed(&self, key: &str) -> bool {
-        self.keys.as_ref().is_none_or(|keys| keys.contains(key))
     }
 
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
@@ -63,15 +68,15 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
             (Some(namespaces), Some(selector)) => namespaces
                 .iter()
-                .map(|ns| {
-                    let indexed = selector.match_labels.iter().flatten().filter(|(k, _)| self.is_indexed(k));
+                .filter_map(|ns| self.by_namespace.get(ns.as_str()))
+                .map(|namespace| {
+                    let indexed =
+                        selector.match_labels.iter().flatten().filter(|(k, _)| is_indexed(self.keys.as_deref(), k));
                     let by_label = indexed.map(|(k, v)| {
-                        self.by_label.get(&(ns.as_str(), k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice)
+                        namespace.by_label.get(&(k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice)
                     });
                     // The rarest required label narrows the most; every candidate is checked anyway.
-                    by_label
-                        .min_by_key(|ids| ids.len())
-                        .unwrap_or_else(|| self.by_namespace.get(ns.as_str()).map_or(&[][..], Vec::as_slice))
+                    by_label.min_by_key(|ids| ids.len()).unwrap_or(&namespace.pods)
                 })
                 .collect(),
             _ => Vec::new(),
@@ -80,6 +85,10 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         let all = every_namespace.then_some(self.pods.iter().copied()).into_iter().flatten();
         ids.into_iter().flatten().map(|&id| self.pods[id as usize]).chain(all).filter(|(_, pod)| filter.matches(pod))
     }
+}
+
+fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
+    keys.is_none_or(|keys| keys.binary_search_by(|k| k.as_str().cmp(key)).is_ok())
 }
 
 #[cfg(test)]
@@ -120,7 +129,7 @@ mod tests {
             pod("b", "web-3", &json!({"app": "web", "tier": "front"})),
         ];
         let index = PodIndex::new(pods.iter().enumerate(), None);
-        let narrow = PodIndex::new(pods.iter().enumerate(), Some(Rc::new(["tier".to_owned()].into_iter().collect())));
+        let narrow = PodIndex::new(pods.iter().enumerate(), Some(Rc::from(["tier".to_owned()])));
         let filters = [
             PodFilter::new(Some(["a".to_owned()].into()), Some(selector(&[("app", "web")]))),
             PodFilter::new(

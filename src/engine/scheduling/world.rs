@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use foldhash::{HashMap, HashSet};
 use std::rc::Rc;
 
-use super::pod_index::PodIndex;
+use super::pod_index::{IndexedKeys, PodIndex};
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
@@ -84,10 +84,10 @@ pub struct World<'c, 'a> {
     /// do-not-disrupt annotation or a fully blocking PDB keeps in place, by address.
     held: Vec<std::cell::OnceCell<HashSet<usize>>>,
     /// Per pod, its requests; pods of one workload share one map.
-    requests: HashMap<usize, Rc<Resources>>,
+    requests: PodRequests<'a>,
     pods: PodIndex<'a>,
     /// The label keys some topology selector requires: the only ones worth a posting list.
-    pub selector_keys: Rc<HashSet<String>>,
+    pub selector_keys: IndexedKeys,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per pod and pass, and shared by pods with the same requirements and tolerations.
@@ -213,7 +213,7 @@ pub fn room(free: i128, want: i128) -> bool {
 
 impl<'c, 'a> World<'c, 'a> {
     pub fn new(cluster: &'c Cluster<'a>) -> Self {
-        let requests = shared_requests(&cluster.snapshot.pods);
+        let requests = PodRequests::new(&cluster.snapshot.pods);
         let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
@@ -226,7 +226,7 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
-        let selector_keys = Rc::new(selector_keys(&cluster.snapshot.pods));
+        let selector_keys = selector_keys(&cluster.snapshot.pods);
         let in_place = nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p)));
         let pods = PodIndex::new(in_place, Some(Rc::clone(&selector_keys)));
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
@@ -281,7 +281,7 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// A pod's effective requests (computed once for the snapshot's pods).
     pub fn requests(&self, pod: &Pod) -> Cow<'_, Resources> {
-        self.requests.get(&address(pod)).map_or_else(|| Cow::Owned(pod::requests(pod)), |r| Cow::Borrowed(&**r))
+        self.requests.get(pod).map_or_else(|| Cow::Owned(pod::requests(pod)), |r| Cow::Borrowed(&**r))
     }
 
     /// The pod's node requirements and the nodes that statically accept it, for one pass
@@ -426,8 +426,8 @@ impl<'c, 'a> World<'c, 'a> {
 
 /// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
 /// requires through `matchLabels`.
-fn selector_keys(pods: &[Pod]) -> HashSet<String> {
-    let mut keys = HashSet::default();
+fn selector_keys(pods: &[Pod]) -> IndexedKeys {
+    let mut keys: HashSet<String> = HashSet::default();
     for pod in pods {
         let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());
         let affinity = pod.spec.affinity.as_ref();
@@ -450,39 +450,66 @@ fn selector_keys(pods: &[Pod]) -> HashSet<String> {
             }
         }
     }
-    keys
+    let mut keys: Vec<String> = keys.into_iter().collect();
+    keys.sort_unstable();
+    keys.into()
 }
 
 /// `(kind, namespace, name)` of a pod's controller.
 type Family<'p> = (&'p str, &'p str, &'p str);
 
-/// Every pod's requests, by address. Pods of one controller with the same container resources
-/// share one map (and skip computing it); other equal maps are shared too.
-fn shared_requests(pods: &[Pod]) -> HashMap<usize, Rc<Resources>> {
-    let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
-    let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
-    let mut out = HashMap::default();
-    for p in pods {
-        let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
-        let sibling = family
-            .as_ref()
-            .and_then(|f| by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)))
-            .map(|(_, r)| Rc::clone(r));
-        let shared = sibling.unwrap_or_else(|| {
-            let r = pod::requests(p);
-            let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
-                let r = Rc::new(r);
-                distinct.insert(Rc::clone(&r));
-                r
+/// Every snapshot pod's requests, by position in `snapshot.pods` (a dense table: looking a pod
+/// up costs an address subtraction, not a hash).
+#[derive(Debug)]
+struct PodRequests<'a> {
+    pods: &'a [Pod],
+    requests: Vec<Rc<Resources>>,
+}
+
+impl<'a> PodRequests<'a> {
+    /// Pods of one controller with the same container resources share one map (and skip
+    /// computing it); other equal maps are shared too.
+    fn new(pods: &'a [Pod]) -> Self {
+        let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
+        let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
+        // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
+        // after another: the previous pod answers most lookups without hashing.
+        let mut previous: Option<(Family<'_>, &Pod, Rc<Resources>)> = None;
+        let mut requests = Vec::with_capacity(pods.len());
+        for p in pods {
+            let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
+            let adjacent = previous
+                .as_ref()
+                .filter(|(f, other, _)| family.as_ref() == Some(f) && same_request_inputs(p, other))
+                .map(|(_, _, r)| Rc::clone(r));
+            let sibling = adjacent.or_else(|| {
+                let f = family.as_ref()?;
+                by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
             });
-            if let Some(f) = family {
-                by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
-            }
-            shared
-        });
-        out.insert(address(p), shared);
+            let shared = sibling.unwrap_or_else(|| {
+                let r = pod::requests(p);
+                let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
+                    let r = Rc::new(r);
+                    distinct.insert(Rc::clone(&r));
+                    r
+                });
+                if let Some(f) = family {
+                    by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
+                }
+                shared
+            });
+            previous = family.map(|f| (f, p, Rc::clone(&shared)));
+            requests.push(shared);
+        }
+        PodRequests { pods, requests }
     }
-    out
+
+    /// The requests of a pod of the snapshot; `None` for any other pod.
+    fn get(&self, pod: &Pod) -> Option<&Rc<Resources>> {
+        let (base, at, size) = (self.pods.as_ptr() as usize, address(pod), std::mem::size_of::<Pod>());
+        let i = at.checked_sub(base)? / size.max(1);
+        self.requests.get(i).filter(|_| std::ptr::eq(&self.pods[i], pod))
+    }
 }
 
 /// Whether two pods' requests are computed from the same inputs: their containers' and init
@@ -600,7 +627,7 @@ impl AntiAffinityGroups {
 fn base_node<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
-    requests: &HashMap<usize, Rc<Resources>>,
+    requests: &PodRequests<'a>,
 ) -> BaseNode<'a> {
     let mut labels = Requirements::from_labels(node.labels());
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
@@ -612,7 +639,7 @@ fn base_node<'a>(
         if pod::is_terminal(p) {
             continue;
         }
-        if let Some(r) = requests.get(&address(p)) {
+        if let Some(r) = requests.get(p) {
             for (k, v) in r.iter() {
                 if let Some(free) = available.get_mut(k) {
                     *free = free.minus(*v);
