@@ -103,8 +103,9 @@ pub fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_>]) -> 
             None => state_node_disruption_cost(node),
         };
     }
+    let tracked_costs = tracked_costs(cluster);
     for (pool, t) in &mut totals {
-        let tracked = tracked_cost(cluster, pool);
+        let tracked = tracked_costs.get(pool.as_str()).copied().unwrap_or(0.0);
         t.total_cost = if tracked > 0.0 {
             tracked
         } else {
@@ -129,20 +130,22 @@ fn state_node_disruption_cost(node: &super::state::StateNode<'_>) -> f64 {
             .sum::<f64>()
 }
 
-/// The cluster cost tracker: Σ offering price over NodeClaims carrying the four labels.
-fn tracked_cost(cluster: &Cluster<'_>, pool: &str) -> f64 {
-    cluster
-        .snapshot
-        .node_claims
-        .iter()
-        .filter(|c| c.metadata.labels.get(NODEPOOL).map(String::as_str) == Some(pool))
-        .filter_map(|c| {
-            let labels = &c.metadata.labels;
+/// The cluster cost tracker, per NodePool: Σ offering price over NodeClaims carrying the four
+/// labels.
+fn tracked_costs<'a>(cluster: &Cluster<'a>) -> BTreeMap<&'a str, f64> {
+    let mut out: BTreeMap<&str, f64> = BTreeMap::new();
+    for claim in &cluster.snapshot.node_claims {
+        let labels = &claim.metadata.labels;
+        let price = || {
             let it = cluster.instance_types.get(labels.get(INSTANCE_TYPE)?.as_str())?;
             let (zone, ct) = (labels.get(ZONE)?, labels.get(CAPACITY_TYPE)?);
             it.offerings.iter().find(|o| &o.zone == zone && &o.capacity_type == ct).and_then(|o| o.price)
-        })
-        .sum()
+        };
+        if let (Some(pool), Some(price)) = (labels.get(NODEPOOL), price()) {
+            *out.entry(pool.as_str()).or_insert(0.0) += price;
+        }
+    }
+    out
 }
 
 /// Whether the pool scores moves at all.

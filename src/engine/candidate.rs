@@ -65,10 +65,12 @@ impl Candidate<'_> {
     }
 }
 
-/// Builds the candidate view of one state node.
+/// Builds the candidate view of one state node. `cost_terms`: whether its notes spell out the
+/// disruption cost pod by pod (a report shows them only for the nodes it gives a verdict, and
+/// writing them is most of a candidate's cost).
 ///
 /// Mirrors [`crate::upstream::NEW_CANDIDATE`].
-pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_>) -> Candidate<'a> {
+pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_>, cost_terms: bool) -> Candidate<'a> {
     let node = &cluster.nodes[index];
     let now = cluster.now;
     let mut node_gates = Vec::new();
@@ -127,7 +129,9 @@ pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_
     let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| pod::is_reschedulable(p)).collect();
     let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().copied());
     let (pod_gates, mut notes) = pod_gates(node, limits, now);
-    notes.push(cost_note(&reschedulable, disruption_cost));
+    if cost_terms {
+        notes.push(cost_note(&reschedulable, disruption_cost));
+    }
     Candidate {
         index,
         name: node.name.clone(),

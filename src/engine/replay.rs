@@ -142,7 +142,7 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
     let cluster = Cluster::new(snapshot, now);
-    let Setup { candidates, totals, world } = setup::build(&cluster);
+    let Setup { candidates, totals, world } = setup::build(&cluster, focus);
     let budgets = build_budget_mapping(&cluster);
     let single_moves = std::cell::RefCell::default();
     let ctx = Context {
@@ -183,8 +183,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
             )
         })
         .collect();
-    let in_focus =
-        |c: &Candidate<'_>| focus.is_none_or(|f| c.name == f || cluster.nodes[c.index].claim_name() == Some(f));
+    let in_focus = |c: &Candidate<'_>| focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
     let nodes = candidates
         .iter()
         .filter(|c| in_focus(c))

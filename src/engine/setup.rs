@@ -20,12 +20,14 @@ pub struct Setup<'c, 'a> {
     pub world: World<'c, 'a>,
 }
 
-pub fn build<'c, 'a>(cluster: &'c Cluster<'a>) -> Setup<'c, 'a> {
+/// `focus`: the one node whose verdict will be reported (every node's when `None`).
+pub fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c, 'a> {
+    let in_focus = |i: usize| focus.is_none_or(|f| cluster.nodes[i].is_named(f));
     std::thread::scope(|scope| {
         let candidacy = scope.spawn(move || {
             let limits = Limits::new(&cluster.snapshot.pdbs);
             let candidates: Vec<Candidate<'a>> =
-                (0..cluster.nodes.len()).map(|i| new_candidate(cluster, i, &limits)).collect();
+                (0..cluster.nodes.len()).map(|i| new_candidate(cluster, i, &limits, in_focus(i))).collect();
             let totals = balanced::node_pool_totals(cluster, &candidates);
             (candidates, totals)
         });

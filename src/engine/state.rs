@@ -123,6 +123,11 @@ impl StateNode<'_> {
     pub fn claim_name(&self) -> Option<&str> {
         self.claim.map(|c| c.metadata.name.as_str())
     }
+
+    /// Whether `name` names this node, as its Node or its NodeClaim.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name || self.claim_name() == Some(name)
+    }
 }
 
 fn empty_map() -> &'static StringMap {

@@ -72,9 +72,8 @@ impl<'a, L: Copy> PodIndex<'a, L> {
                 .map(|namespace| {
                     let indexed =
                         selector.match_labels.iter().flatten().filter(|(k, _)| is_indexed(self.keys.as_deref(), k));
-                    let by_label = indexed.map(|(k, v)| {
-                        namespace.by_label.get(&(k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice)
-                    });
+                    let by_label = indexed
+                        .map(|(k, v)| namespace.by_label.get(&(k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice));
                     // The rarest required label narrows the most; every candidate is checked anyway.
                     by_label.min_by_key(|ids| ids.len()).unwrap_or(&namespace.pods)
                 })

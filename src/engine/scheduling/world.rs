@@ -508,7 +508,7 @@ impl<'a> PodRequests<'a> {
     fn get(&self, pod: &Pod) -> Option<&Rc<Resources>> {
         let (base, at, size) = (self.pods.as_ptr() as usize, address(pod), std::mem::size_of::<Pod>());
         let i = at.checked_sub(base)? / size.max(1);
-        self.requests.get(i).filter(|_| std::ptr::eq(&self.pods[i], pod))
+        std::ptr::eq(self.pods.get(i)?, pod).then(|| &self.requests[i])
     }
 }
 
@@ -624,11 +624,7 @@ impl AntiAffinityGroups {
     }
 }
 
-fn base_node<'a>(
-    cluster: &Cluster<'a>,
-    node: &StateNode<'a>,
-    requests: &PodRequests<'a>,
-) -> BaseNode<'a> {
+fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &PodRequests<'a>) -> BaseNode<'a> {
     let mut labels = Requirements::from_labels(node.labels());
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
     labels.add(HOSTNAME, &Requirement::in_values([hostname.clone()]));
