@@ -1,16 +1,17 @@
 //! What every replay builds before its round: each node's candidacy (gates, disruption cost)
 //! with the NodePools' Balanced totals, and the scheduling [`World`].
 //!
-//! The two read the cluster and nothing of each other, and each is a pass over every pod of
-//! the snapshot, so they are built side by side on two threads. Neither depends on the
-//! other's timing: the result is the same as building them one after the other.
+//! Three parts read the cluster and nothing of each other, and each is a pass over every pod of
+//! the snapshot: the candidates, the world's base nodes, and the index of the pods in place
+//! that the world's topology counts read. They are built side by side, on threads; none
+//! depends on another's timing, so the result is the same as building them one after another.
 
 use std::collections::BTreeMap;
 
 use super::balanced::{self, Totals};
 use super::candidate::{new_candidate, Candidate};
 use super::pdb::Limits;
-use super::scheduling::World;
+use super::scheduling::{PodsInPlace, World};
 use super::state::Cluster;
 
 /// Every node's candidate (indexed like `cluster.nodes`), the pools' totals, and the world.
@@ -24,6 +25,7 @@ pub struct Setup<'c, 'a> {
 pub fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c, 'a> {
     let in_focus = |i: usize| focus.is_none_or(|f| cluster.nodes[i].is_named(f));
     std::thread::scope(|scope| {
+        let pods_in_place = scope.spawn(move || PodsInPlace::new(cluster));
         let candidacy = scope.spawn(move || {
             let limits = Limits::new(&cluster.snapshot.pdbs);
             let candidates: Vec<Candidate<'a>> =
@@ -32,8 +34,13 @@ pub fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c,
             (candidates, totals)
         });
         // `World` memoises through `Rc`/`RefCell`, so it is built on the thread that uses it.
-        let world = World::new(cluster);
-        let (candidates, totals) = candidacy.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let world = World::with_pods_in_place(cluster, || joined(pods_in_place));
+        let (candidates, totals) = joined(candidacy);
         Setup { candidates, totals, world }
     })
+}
+
+/// A scoped thread's result; its panic, if it panicked, goes on in the caller.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

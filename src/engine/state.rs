@@ -22,14 +22,14 @@ pub struct StateNode<'a> {
     pub pods: Vec<&'a Pod>,
 }
 
-impl StateNode<'_> {
+impl<'a> StateNode<'a> {
     /// Managed by Karpenter: has a NodeClaim.
     pub fn managed(&self) -> bool {
         self.claim.is_some()
     }
 
     /// Labels from the NodeClaim until the Node registered, from the Node afterwards.
-    pub fn labels(&self) -> &StringMap {
+    pub fn labels(&self) -> &'a StringMap {
         match (self.node, self.claim) {
             (Some(node), Some(claim)) if node.metadata.labels.get(REGISTERED).map(String::as_str) != Some("true") => {
                 if claim.metadata.labels.is_empty() {

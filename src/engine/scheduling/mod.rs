@@ -21,12 +21,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use self::pod_index::PodIndex;
 use self::requirements::Requirements;
 use self::topology::{Counts, PodFilter, PodTerms, View};
-pub use self::world::World;
 use self::world::{HostPort, Template};
+pub use self::world::{PodsInPlace, World};
 use super::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
 use super::pod;
 use super::state::{Cluster, StateNode};
@@ -221,9 +222,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             excluded,
             gone: PodIndex::new(
                 excluded_list.iter().flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p))),
-                Some(Rc::clone(&world.selector_keys)),
+                Some(Arc::clone(&world.selector_keys)),
             ),
-            landed: PodIndex::new([], Some(Rc::clone(&world.selector_keys))),
+            landed: PodIndex::new([], Some(Arc::clone(&world.selector_keys))),
             landed_anti: Vec::new(),
             placed: HashMap::new(),
             claims: Vec::new(),
@@ -443,7 +444,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 });
             }
         }
-        if !pod_reqs.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok()) {
+        if !pod_reqs.iter().any(|r| node.admits(r)) {
             return Err("node(s) didn't match Pod's node affinity/selector".into());
         }
         if !rules.is_empty() {

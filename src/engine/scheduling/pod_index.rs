@@ -6,7 +6,7 @@
 //! state once per topology group. Either way the answer is the count per domain; only the
 //! cost differs, and without an index it is quadratic in the size of the cluster.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -14,8 +14,9 @@ use super::topology::PodFilter;
 use crate::snapshot::Pod;
 
 /// The label keys worth a posting list, sorted (tested by binary search, not hashing: pods
-/// carry few labels and the index tests every one of them).
-pub type IndexedKeys = Rc<[String]>;
+/// carry few labels and the index tests every one of them). Shared with the indexes of each
+/// simulation; `Arc` because the world's index is built on another thread.
+pub type IndexedKeys = Arc<[String]>;
 
 /// Pods with where they are (`L`: a node, or a node or a new NodeClaim), and posting lists
 /// into them.
@@ -97,7 +98,7 @@ mod tests {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
     use serde_json::json;
 
-    use std::rc::Rc;
+    use std::sync::Arc;
 
     use super::PodIndex;
     use crate::engine::scheduling::topology::PodFilter;
@@ -128,7 +129,7 @@ mod tests {
             pod("b", "web-3", &json!({"app": "web", "tier": "front"})),
         ];
         let index = PodIndex::new(pods.iter().enumerate(), None);
-        let narrow = PodIndex::new(pods.iter().enumerate(), Some(Rc::from(["tier".to_owned()])));
+        let narrow = PodIndex::new(pods.iter().enumerate(), Some(Arc::from(["tier".to_owned()])));
         let filters = [
             PodFilter::new(Some(["a".to_owned()].into()), Some(selector(&[("app", "web")]))),
             PodFilter::new(

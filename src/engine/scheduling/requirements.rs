@@ -190,6 +190,19 @@ impl Requirements {
     }
 }
 
+impl Requirements {
+    /// Whether a node whose labels are `label` (concrete values) satisfies every requirement:
+    /// what `Requirements::from_labels(labels).compatible(self, nothing undefined)` answers,
+    /// without building the node's requirements (a label `v` intersects `want` exactly when
+    /// `want` allows `v`).
+    pub fn admit_labels<'l>(&self, label: impl Fn(&str) -> Option<&'l str>) -> bool {
+        self.0.iter().all(|(key, want)| match label(key) {
+            Some(value) => !want.is_empty_set() && want.allows(value),
+            None => want.allows_absent(),
+        })
+    }
+}
+
 fn describe(r: &Requirement) -> String {
     let values: Vec<&str> = r.values.iter().map(String::as_str).collect();
     if r.complement {
@@ -234,6 +247,32 @@ mod tests {
         pod.add("cpu", &Requirement { greater_than: Some(4), ..Requirement::exists() });
         assert!(labels(&[("cpu", "8")]).compatible(&pod, &no_undefined).is_ok());
         assert!(labels(&[("cpu", "2")]).compatible(&pod, &no_undefined).is_err());
+    }
+
+    #[test]
+    fn concrete_labels_are_admitted_as_their_requirements_are_compatible() {
+        let number = |bound: &str| bound.parse::<i64>().ok();
+        let wants = [
+            Requirement::in_values(["a", "b"]),
+            Requirement { complement: true, ..Requirement::in_values(["a"]) },
+            Requirement::exists(),
+            Requirement::in_values(Vec::<String>::new()),
+            Requirement { greater_than: number("4"), ..Requirement::exists() },
+            Requirement { less_than: number("4"), ..Requirement::exists() },
+            Requirement { greater_than: number("1"), ..Requirement::in_values(["2", "9"]) },
+            Requirement { complement: true, less_than: number("9"), ..Requirement::in_values(["2"]) },
+        ];
+        let nodes =
+            [vec![], vec![("k", "a")], vec![("k", "c")], vec![("k", "2")], vec![("k", "8")], vec![("other", "a")]];
+        for want in &wants {
+            let mut pod = Requirements::default();
+            pod.add("k", want);
+            for node in &nodes {
+                let expected = labels(node).compatible(&pod, &no_undefined).is_ok();
+                let admitted = pod.admit_labels(|key| node.iter().find(|(k, _)| *k == key).map(|(_, v)| *v));
+                assert_eq!(admitted, expected, "{want:?} on {node:?}");
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::{HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::pod_index::{IndexedKeys, PodIndex};
 use super::requirements::{Requirement, Requirements};
@@ -21,13 +22,14 @@ use crate::engine::pdb::Limits;
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
-use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, Taint};
+use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, StringMap, Taint};
 
 /// One existing node as a destination, before any simulation.
 #[derive(Debug, Clone)]
 pub struct BaseNode<'a> {
     pub name: String,
-    pub labels: Requirements,
+    /// Its labels as the scheduler reads them; see [`BaseNode::label`] for the hostname.
+    labels: &'a StringMap,
     pub taints: Vec<Taint>,
     /// Allocatable minus the requests of every non-terminal pod bound to it.
     pub available: Resources,
@@ -44,6 +46,22 @@ pub struct BaseNode<'a> {
     /// The two topology keys nearly every rule uses, for lookups without a map.
     pub hostname: String,
     pub zone: Option<String>,
+}
+
+impl BaseNode<'_> {
+    /// The node's value for a label key; the hostname is the label's, else the node's name.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        match key {
+            HOSTNAME => Some(&self.hostname),
+            ZONE => self.zone.as_deref(),
+            _ => self.labels.get(key).map(String::as_str),
+        }
+    }
+
+    /// Whether the node's labels satisfy one alternative of a pod's node requirements.
+    pub fn admits(&self, requirements: &Requirements) -> bool {
+        requirements.admit_labels(|key| self.label(key))
+    }
 }
 
 /// `(port, protocol, host IP)`.
@@ -105,6 +123,28 @@ pub struct World<'c, 'a> {
 
 /// Pods of one controller already judged, each with its fit.
 type Siblings<'a> = Vec<(&'a Pod, Rc<PodFit>)>;
+
+/// The active pods on existing nodes, indexed for topology counts, and the label keys the
+/// index keeps. Built from the cluster alone (see [`World::with_pods_in_place`]).
+#[derive(Debug)]
+pub struct PodsInPlace<'a> {
+    selector_keys: IndexedKeys,
+    index: PodIndex<'a>,
+}
+
+impl<'a> PodsInPlace<'a> {
+    pub fn new(cluster: &Cluster<'a>) -> Self {
+        let selector_keys = selector_keys(&cluster.snapshot.pods);
+        // The same pods, in the same order, as each base node's `pods`.
+        let active = cluster
+            .nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| n.pods.iter().copied().filter(|p| pod::is_active(p)).map(move |p| (i, p)));
+        let index = PodIndex::new(active, Some(Arc::clone(&selector_keys)));
+        PodsInPlace { selector_keys, index }
+    }
+}
 
 /// What never changes about one pod during a replay, for one pass (strict or relaxed).
 #[derive(Debug)]
@@ -213,6 +253,12 @@ pub fn room(free: i128, want: i128) -> bool {
 
 impl<'c, 'a> World<'c, 'a> {
     pub fn new(cluster: &'c Cluster<'a>) -> Self {
+        Self::with_pods_in_place(cluster, || PodsInPlace::new(cluster))
+    }
+
+    /// Builds the world, asking for the pods in place once its own nodes are built (so that
+    /// they can be indexed elsewhere meanwhile).
+    pub fn with_pods_in_place(cluster: &'c Cluster<'a>, pods_in_place: impl FnOnce() -> PodsInPlace<'a>) -> Self {
         let requests = PodRequests::new(&cluster.snapshot.pods);
         let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
         let mut order: Vec<usize> = (0..nodes.len()).collect();
@@ -226,9 +272,7 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
-        let selector_keys = selector_keys(&cluster.snapshot.pods);
-        let in_place = nodes.iter().enumerate().flat_map(|(i, n)| n.pods.iter().map(move |p| (i, *p)));
-        let pods = PodIndex::new(in_place, Some(Rc::clone(&selector_keys)));
+        let PodsInPlace { selector_keys, index: pods } = pods_in_place();
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
         let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
         let limits = Limits::new(&cluster.snapshot.pdbs);
@@ -321,12 +365,7 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The value of `key` on an existing node.
     pub fn node_domain(&self, i: usize, key: &str) -> Option<&str> {
-        let node = &self.nodes[i];
-        match key {
-            HOSTNAME => Some(&node.hostname),
-            ZONE => node.zone.as_deref(),
-            _ => node.labels.get(key).and_then(|r| r.values.iter().next()).map(String::as_str),
-        }
+        self.nodes[i].label(key)
     }
 
     /// The pod's spread constraints and affinity terms with their selectors (memoised per pod,
@@ -371,7 +410,7 @@ impl<'c, 'a> World<'c, 'a> {
                 let i = self.order[p];
                 let node = &self.nodes[i];
                 taints::untolerated(&pod.spec.tolerations, &node.taints, !strict).is_none()
-                    && requirements.iter().any(|r| node.labels.compatible(r, &|_| false).is_ok())
+                    && requirements.iter().any(|r| node.admits(r))
             })
             .collect();
         FitList::new(fits, self)
@@ -625,9 +664,7 @@ impl AntiAffinityGroups {
 }
 
 fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &PodRequests<'a>) -> BaseNode<'a> {
-    let mut labels = Requirements::from_labels(node.labels());
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
-    labels.add(HOSTNAME, &Requirement::in_values([hostname.clone()]));
     let mut available = node.allocatable();
     let mut pods = Vec::new();
     let mut host_ports = Vec::new();
@@ -665,7 +702,7 @@ fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &PodRequ
     let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
     BaseNode {
         name: node.name.clone(),
-        labels,
+        labels: node.labels(),
         taints: node_taints,
         free_cpu: milli("cpu"),
         free_memory: milli("memory"),
