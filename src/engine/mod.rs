@@ -2,7 +2,9 @@
 //!
 //! Takes a [`crate::snapshot::Snapshot`] and a clock value, returns a [`Replay`]: the method that
 //! acts this round, its commands, and a verdict per node with every finding that led to it.
-//! No I/O, no wall clock, no async; deterministic (sorted collections, name tie-breaks).
+//! No I/O, no wall clock, no async; deterministic (sorted collections, name tie-breaks). The
+//! setup builds three independent parts on scoped threads ([`setup`]); each is a function of
+//! the cluster alone, so the result does not depend on how the threads run.
 
 pub mod balanced;
 pub mod budget;
