@@ -75,12 +75,11 @@ pub struct SingleMove {
 /// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
 /// each node's own verdict.
 pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
-    let lift_pod_gates = lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index);
-    let key = (c.index, lift_pod_gates);
+    let key = move_key(ctx, c, lift_pod_gates);
     if let Some(known) = ctx.single_moves.borrow().get(&key) {
         return known.clone();
     }
-    let single = judge(ctx, c, lift_pod_gates);
+    let single = judge(ctx, c, key.1);
     ctx.single_moves.borrow_mut().insert(key, single.clone());
     single
 }
@@ -88,9 +87,14 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: boo
 /// The single-node move behind a node's own verdict: the round's, when the round judged the
 /// same move (taken out of the memo: nothing asks for it again), else judged now.
 pub fn own_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
-    let lift_pod_gates = lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index);
-    let known = ctx.single_moves.borrow_mut().remove(&(c.index, lift_pod_gates));
-    known.unwrap_or_else(|| judge(ctx, c, lift_pod_gates))
+    let key = move_key(ctx, c, lift_pod_gates);
+    let known = ctx.single_moves.borrow_mut().remove(&key);
+    known.unwrap_or_else(|| judge(ctx, c, key.1))
+}
+
+/// The memo's key of a move: lifting gates that hold no pod is the same move as not lifting.
+fn move_key(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> (usize, bool) {
+    (c.index, lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index))
 }
 
 fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {

@@ -17,6 +17,7 @@ pub mod taints;
 pub mod topology;
 pub mod world;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::{HashMap, HashMapExt};
@@ -366,10 +367,10 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// The value of `key` where a landed pod is, when it is settled.
-    fn landing_domain(&self, at: Landing, key: &str) -> Option<String> {
+    fn landing_domain(&self, at: Landing, key: &str) -> Option<Cow<'_, str>> {
         match at {
-            Landing::Node(i) => self.world.node_domain(i, key).map(str::to_owned),
-            Landing::Claim(c) => self.claim_fixed_domain(&self.claims[c], key),
+            Landing::Node(i) => self.world.node_domain(i, key).map(Cow::Borrowed),
+            Landing::Claim(c) => self.claim_fixed_domain(&self.claims[c], key).map(Cow::Owned),
         }
     }
 
@@ -631,17 +632,8 @@ impl View for Simulation<'_, '_, '_> {
             }
         }
         for (at, _) in self.landed.matching(filter) {
-            match at {
-                Landing::Node(i) => {
-                    if let Some(domain) = self.world.node_domain(i, key) {
-                        add(domain, 1);
-                    }
-                }
-                Landing::Claim(c) => {
-                    if let Some(domain) = self.claim_fixed_domain(&self.claims[c], key) {
-                        add(&domain, 1);
-                    }
-                }
+            if let Some(domain) = self.landing_domain(at, key) {
+                add(&domain, 1);
             }
         }
         delta.retain(|_, n| *n != 0);
@@ -670,7 +662,7 @@ impl View for Simulation<'_, '_, '_> {
             }
             for (key, filter) in &terms.required_anti {
                 if let Some(domain) = filter.matches(pod).then(|| self.landing_domain(*at, key)).flatten() {
-                    out.entry(key.clone()).or_default().insert(domain);
+                    out.entry(key.clone()).or_default().insert(domain.into_owned());
                 }
             }
         }

@@ -41,21 +41,26 @@ pub struct BaseNode<'a> {
     pub host_ports: Vec<HostPort>,
     pub initialized: bool,
     pub under_consolidate_after: bool,
-    pub pool: Option<String>,
     pub capacity: Resources,
-    /// The two topology keys nearly every rule uses, for lookups without a map.
+    /// The label `kubernetes.io/hostname`, else the node's name.
     pub hostname: String,
-    pub zone: Option<String>,
 }
 
-impl BaseNode<'_> {
+impl<'a> BaseNode<'a> {
     /// The node's value for a label key; the hostname is the label's, else the node's name.
     pub fn label(&self, key: &str) -> Option<&str> {
         match key {
             HOSTNAME => Some(&self.hostname),
-            ZONE => self.zone.as_deref(),
             _ => self.labels.get(key).map(String::as_str),
         }
+    }
+
+    pub fn zone(&self) -> Option<&'a str> {
+        self.labels.get(ZONE).map(String::as_str)
+    }
+
+    pub fn pool(&self) -> Option<&'a str> {
+        self.labels.get(NODEPOOL).map(String::as_str)
     }
 
     /// Whether the node's labels satisfy one alternative of a pod's node requirements.
@@ -203,8 +208,8 @@ impl FitList {
         };
         let mut zoned: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for &p in &positions {
-            if let Some(zone) = &world.nodes[world.order[p]].zone {
-                zoned.entry(zone.clone()).or_default().push(p);
+            if let Some(zone) = world.nodes[world.order[p]].zone() {
+                zoned.entry(zone.to_owned()).or_default().push(p);
             }
         }
         FitList {
@@ -265,8 +270,8 @@ impl<'c, 'a> World<'c, 'a> {
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
         let mut pool_usage: BTreeMap<String, Resources> = BTreeMap::new();
         for n in &nodes {
-            if let Some(pool) = &n.pool {
-                let entry = pool_usage.entry(pool.clone()).or_default();
+            if let Some(pool) = n.pool() {
+                let entry = pool_usage.entry(pool.to_owned()).or_default();
                 pod::add(entry, &n.capacity);
                 pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
             }
@@ -713,10 +718,8 @@ fn base_node<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, requests: &PodRequ
         under_consolidate_after: pool
             .zip(node.claim)
             .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
-        pool: node.node_pool_name().map(str::to_owned),
         capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
         hostname,
-        zone: node.label(ZONE).map(str::to_owned),
     }
 }
 
