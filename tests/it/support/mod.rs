@@ -1,18 +1,36 @@
-//! Shared test support: the fake API server and the fixtures it serves.
-
-#![allow(dead_code, reason = "each test binary uses a different part of the support code")]
+//! Shared test support: the binary under test, the fake API server and the fixtures it serves.
 
 pub mod fake_apiserver;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kubectl_consolidation::snapshot::InstanceType;
 use serde_json::{json, Value};
 
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
+
+/// The package root: every relative path in the tests is read from here.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run from the package root with a colour-neutral environment and no kubeconfig.
+pub fn bin() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(BIN);
+    cmd.current_dir(root()).env_remove("NO_COLOR").env_remove("KUBECONFIG");
+    cmd
+}
+
+/// `tests/scenarios/<name>/snapshot.yaml`, relative to the package root (as a user types it).
+pub fn scenario_arg(name: &str) -> String {
+    format!("tests/scenarios/{name}/snapshot.yaml")
+}
+
 /// `tests/scenarios/<name>/snapshot.yaml`.
 pub fn scenario_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios").join(name).join("snapshot.yaml")
+    root().join("tests/scenarios").join(name).join("snapshot.yaml")
 }
 
 /// The Kubernetes objects of a scenario, Lists flattened, our own documents left out.

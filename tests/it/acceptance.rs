@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
+use crate::support::BIN;
+
 /// Keys that index a list of objects when the expectation gives a dict (check.py `INDEX_KEYS`).
 const INDEX_KEYS: [&str; 4] = ["name", "node", "pdb", "nodePool"];
 /// Fields a bare string matches against an object by (check.py `CODE_FIELDS + INDEX_KEYS`).
@@ -125,7 +126,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
 
 fn scenarios_dir() -> PathBuf {
     std::env::var_os("ACCEPTANCE_SCENARIOS")
-        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios"), PathBuf::from)
+        .map_or_else(|| crate::support::root().join("tests/scenarios"), PathBuf::from)
 }
 
 fn scenario_folders() -> Vec<PathBuf> {

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::root;
+
 /// Each core module and the words it must not contain.
 const RULES: &[(&str, &[&str])] = &[
     (
@@ -86,9 +88,6 @@ fn is_allowed(file: &str, word: &str) -> bool {
     ALLOWED.iter().any(|(f, w, _)| *f == file && *w == word)
 }
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn relative(path: &Path) -> String {
     path.strip_prefix(root()).unwrap_or(path).to_string_lossy().replace('\\', "/")

@@ -1,8 +1,6 @@
 //! Live mode over real HTTP: the real kube client (kubeconfig, token, User-Agent, timeouts)
 //! against the in-process fake API server on 127.0.0.1, serving the seed incident's objects.
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -12,7 +10,9 @@ use kubectl_consolidation::source::cluster::fetch_with_warnings;
 use kubectl_consolidation::source::prices::parse_prices;
 use kubectl_consolidation::source::ClusterArgs;
 use serde_json::{json, Value};
-use support::fake_apiserver::{Config, FakeApiServer, Logged};
+
+use crate::support::fake_apiserver::{Config, FakeApiServer, Logged};
+use crate::support;
 
 const SCENARIO: &str = "seed-incident-underutilized";
 const LEADER: &str = "karpenter-7f9c-leader";

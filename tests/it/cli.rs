@@ -13,24 +13,10 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
+use crate::support::{bin as cmd, root, scenario_arg as scenario, BIN};
+
 const DEMO_NODE: &str = "node-x";
 const SHELLS: [(&str, &str); 3] = [("bash", "bash"), ("zsh", "zsh"), ("fish", "fish")];
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The binary, run from the package root with a colour-neutral environment.
-fn cmd() -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(root()).env_remove("NO_COLOR").env_remove("KUBECONFIG");
-    cmd
-}
-
-fn scenario(name: &str) -> String {
-    format!("tests/scenarios/{name}/snapshot.yaml")
-}
 
 fn fixture(name: &str) -> String {
     format!("tests/fixtures/{name}")
@@ -552,7 +538,7 @@ fn big_snapshot(nodes: usize) -> Value {
 /// The krew manifest template stays well-formed and in step with the crate.
 #[test]
 fn krew_manifest_is_well_formed() {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("krew-manifest.yaml")).unwrap();
+    let text = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
     let manifest: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     assert_eq!(manifest["kind"], "Plugin");
     assert_eq!(manifest["metadata"]["name"], "consolidation", "krew names the plugin after `kubectl consolidation`");

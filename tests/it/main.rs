@@ -1,0 +1,15 @@
+//! The integration tests: one binary, one module per concern (cargo builds and links each
+//! `tests/*.rs` file as its own binary, so one binary keeps the suite's link time flat).
+//!
+//! - `cli`: the binary's contract — flags, exit codes, streams, completion, krew manifest.
+//! - `golden`: rendered output of every command, byte for byte (insta snapshots).
+//! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
+//! - `live`: live mode over real HTTP against the fake API server in `support`.
+//! - `layering`: the one-way data flow, checked on the source text.
+
+mod acceptance;
+mod cli;
+mod golden;
+mod layering;
+mod live;
+mod support;
