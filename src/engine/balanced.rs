@@ -7,11 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use super::candidate::{consolidation_policy, Candidate};
+use super::candidate::Candidate;
 use super::cost::{self, eviction_cost};
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, NODEPOOL, ZONE};
+use super::nodepool::ConsolidationPolicy;
 use super::pod;
 use super::state::Cluster;
 
@@ -19,8 +18,7 @@ use super::state::Cluster;
 pub const K: i32 = 2;
 
 /// Per-NodePool denominators of the score.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Totals {
     /// Σ offering price of the pool's NodeClaims (the cost tracker), else of its candidates.
     pub total_cost: f64,
@@ -29,8 +27,7 @@ pub struct Totals {
 }
 
 /// The score of a move within one pool.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Score {
     pub savings: f64,
     pub disruption_cost: f64,
@@ -150,7 +147,7 @@ fn tracked_costs<'a>(cluster: &Cluster<'a>) -> BTreeMap<&'a str, f64> {
 
 /// Whether the pool scores moves at all.
 pub fn is_balanced(c: &Candidate<'_>) -> bool {
-    c.pool.is_some_and(|p| consolidation_policy(p) == "Balanced")
+    c.pool.is_some_and(|p| ConsolidationPolicy::of(p) == ConsolidationPolicy::Balanced)
 }
 
 /// Scores a move per Balanced pool; `None` when no pool of the move is Balanced. Savings are

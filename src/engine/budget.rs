@@ -10,46 +10,35 @@ use std::str::FromStr;
 
 use croner::Cron;
 use jiff::{tz::TimeZone, SignedDuration, Timestamp};
-use serde::Serialize;
 
+use super::nodepool::DisruptionReason;
 use super::state::Cluster;
 use crate::snapshot::{Budget, NodePool};
-
-/// The three reasons budgets are kept for, in Karpenter's capitalisation.
-pub const REASONS: [&str; 3] = ["Empty", "Drifted", "Underutilized"];
 
 /// What Karpenter uses for "no limit".
 pub const UNBOUNDED: i64 = i32::MAX as i64;
 
 /// One budget of a NodePool, evaluated now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BudgetStatus {
     pub nodes: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasons: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<String>,
     pub active: bool,
     /// Nodes it allows now; `None` when inactive (unbounded).
     pub value: Option<i64>,
     /// When an active window closes, or an inactive one next opens.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub window_closes_at: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub window_opens_at: Option<Timestamp>,
     /// A budget that fails to parse: Karpenter then allows 0 for the whole NodePool.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 /// Allowed disruptions of one NodePool for one reason.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReasonBudget {
-    pub reason: String,
+    pub reason: DisruptionReason,
     /// Minimum over the active budgets that apply to the reason (`UNBOUNDED` if none).
     pub allowed: i64,
     /// Allowed minus nodes already disrupting, never below 0.
@@ -59,8 +48,7 @@ pub struct ReasonBudget {
 }
 
 /// Every budget figure of one NodePool.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PoolBudgets {
     pub node_pool: String,
     /// Managed, initialized nodes of the pool that are not terminating.
@@ -75,11 +63,11 @@ pub struct PoolBudgets {
 
 impl PoolBudgets {
     /// Remaining disruptions for a reason.
-    pub fn remaining(&self, reason: &str) -> i64 {
+    pub fn remaining(&self, reason: DisruptionReason) -> i64 {
         self.by_reason.iter().find(|r| r.reason == reason).map_or(UNBOUNDED, |r| r.remaining)
     }
 
-    pub fn for_reason(&self, reason: &str) -> Option<&ReasonBudget> {
+    pub fn for_reason(&self, reason: DisruptionReason) -> Option<&ReasonBudget> {
         self.by_reason.iter().find(|r| r.reason == reason)
     }
 }
@@ -126,13 +114,13 @@ pub fn pool_budgets(pool: &NodePool, counted_nodes: i64, disrupting: Vec<String>
     let statuses: Vec<BudgetStatus> = budgets.iter().map(|b| evaluate(b, counted_nodes, now)).collect();
     let any_error = statuses.iter().any(|s| s.error.is_some());
     let in_flight = disrupting.len() as i64;
-    let by_reason = REASONS
-        .iter()
+    let by_reason = DisruptionReason::ALL
+        .into_iter()
         .map(|reason| {
             let applies: Vec<usize> = budgets
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| b.reasons.as_ref().is_none_or(|rs| rs.iter().any(|r| r == reason)))
+                .filter(|(_, b)| b.reasons.as_ref().is_none_or(|rs| rs.iter().any(|r| r == reason.as_str())))
                 .map(|(i, _)| i)
                 .collect();
             let allowed = if any_error {
@@ -140,7 +128,7 @@ pub fn pool_budgets(pool: &NodePool, counted_nodes: i64, disrupting: Vec<String>
             } else {
                 applies.iter().filter_map(|&i| statuses[i].value).min().unwrap_or(UNBOUNDED)
             };
-            ReasonBudget { reason: (*reason).to_owned(), allowed, remaining: (allowed - in_flight).max(0), applies }
+            ReasonBudget { reason, allowed, remaining: (allowed - in_flight).max(0), applies }
         })
         .collect();
     PoolBudgets {
@@ -259,6 +247,7 @@ pub fn parse_schedule(schedule: &str) -> Result<Cron, String> {
 #[cfg(test)]
 mod tests {
     use super::{pool_budgets, scaled_value, UNBOUNDED};
+    use crate::engine::nodepool::DisruptionReason;
     use crate::snapshot::{Budget, Disruption, NodePool};
     use proptest::prelude::*;
 
@@ -298,17 +287,20 @@ mod tests {
         p.metadata.name = "d".into();
         let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
         assert!(b.defaulted);
-        assert_eq!(b.remaining("Underutilized"), 1);
+        assert_eq!(b.remaining(DisruptionReason::Underutilized), 1);
     }
 
     #[test]
     fn minimum_of_applicable_budgets_minus_in_flight() {
         let p = pool(vec![budget("5", None, None, None), budget("0", None, None, Some(&["Underutilized"]))]);
         let b = pool_budgets(&p, 10, vec!["n1".into()], at("2026-11-29T10:00:00Z"));
-        assert_eq!(b.remaining("Underutilized"), 0);
-        assert_eq!(b.remaining("Empty"), 4);
+        assert_eq!(b.remaining(DisruptionReason::Underutilized), 0);
+        assert_eq!(b.remaining(DisruptionReason::Empty), 4);
         let none = pool(vec![budget("0", None, None, Some(&["Drifted"]))]);
-        assert_eq!(pool_budgets(&none, 10, vec![], at("2026-11-29T10:00:00Z")).remaining("Empty"), UNBOUNDED);
+        assert_eq!(
+            pool_budgets(&none, 10, vec![], at("2026-11-29T10:00:00Z")).remaining(DisruptionReason::Empty),
+            UNBOUNDED
+        );
     }
 
     #[test]
@@ -316,11 +308,11 @@ mod tests {
         let p = pool(vec![budget("0", Some("0 22 * * *"), Some("4h"), None)]);
         let inside = pool_budgets(&p, 10, vec![], at("2026-11-30T01:30:00Z"));
         assert!(inside.budgets[0].active);
-        assert_eq!(inside.remaining("Empty"), 0);
+        assert_eq!(inside.remaining(DisruptionReason::Empty), 0);
         assert_eq!(inside.budgets[0].window_closes_at, Some(at("2026-11-30T02:00:00Z")));
         let outside = pool_budgets(&p, 10, vec![], at("2026-11-30T02:00:01Z"));
         assert!(!outside.budgets[0].active);
-        assert_eq!(outside.remaining("Empty"), UNBOUNDED);
+        assert_eq!(outside.remaining(DisruptionReason::Empty), UNBOUNDED);
         assert_eq!(outside.budgets[0].window_opens_at, Some(at("2026-11-30T22:00:00Z")));
     }
 
@@ -340,7 +332,7 @@ mod tests {
         let p = pool(vec![budget("5", Some("not a cron"), Some("1h"), None), budget("5", None, None, None)]);
         let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
         assert!(b.budgets[0].error.is_some());
-        assert_eq!(b.remaining("Drifted"), 0);
+        assert_eq!(b.remaining(DisruptionReason::Drifted), 0);
     }
 
     proptest! {

@@ -241,15 +241,6 @@ pub fn is_under_consolidate_after(pool: &NodePool, claim: &NodeClaim, now: Times
     (elapsed < after).then(|| after - elapsed)
 }
 
-/// `consolidationPolicy` with the CRD default.
-pub fn consolidation_policy(pool: &NodePool) -> String {
-    pool.spec
-        .disruption
-        .as_ref()
-        .and_then(|d| d.consolidation_policy.clone())
-        .unwrap_or_else(|| "WhenEmptyOrUnderutilized".into())
-}
-
 /// The filters of the consolidation methods (Multi and Single) and of Emptiness that are
 /// blockers rather than outcomes.
 pub fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emptiness: bool) -> Vec<Reason> {

@@ -9,17 +9,20 @@
 pub mod balanced;
 pub mod budget;
 pub mod candidate;
+pub mod controller;
 pub mod cost;
 pub mod labels;
 pub mod method;
+pub mod nodepool;
 pub mod pdb;
 pub mod pod;
 pub mod pricing;
-pub mod replay;
 pub mod scheduling;
 pub mod scoring;
 pub mod setup;
 pub mod state;
+pub mod verdict;
 pub mod volumes;
 
-pub use replay::{replay, replay_focused, Action, CommandView, NodeVerdict, PodView, Replay, Step, StepKind, Verdict};
+pub use controller::{replay, replay_focused, CommandView, Replay};
+pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -8,9 +8,9 @@
 use jiff::Timestamp;
 
 use super::balanced::{self, Score, Totals};
-use super::candidate::consolidation_policy;
 use super::method::consolidation::{compute_consolidation, Kind};
 use super::method::Decision;
+use super::nodepool::ConsolidationPolicy;
 use super::setup::{self, Setup};
 use super::state::Cluster;
 use crate::snapshot::Snapshot;
@@ -35,7 +35,7 @@ pub struct MoveScore {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoolScore {
     pub pool: String,
-    pub policy: String,
+    pub policy: ConsolidationPolicy,
     pub totals: Totals,
     pub candidates: Vec<MoveScore>,
 }
@@ -71,5 +71,5 @@ pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<Poo
             }
         })
         .collect();
-    Some(PoolScore { pool: pool.to_owned(), policy: consolidation_policy(node_pool), totals, candidates: scored })
+    Some(PoolScore { pool: pool.to_owned(), policy: ConsolidationPolicy::of(node_pool), totals, candidates: scored })
 }

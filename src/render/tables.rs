@@ -248,7 +248,7 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
             let window = pool
                 .budgets
                 .iter()
-                .filter(|s| s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
+                .filter(|s| s.reasons.as_ref().is_none_or(|rs| rs.iter().any(|x| x == r.reason)))
                 .filter_map(|s| {
                     s.window_closes_at
                         .map(|t| format!("{} closes {t}", s.nodes))
@@ -259,7 +259,7 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
                 .join("; ");
             let mut row = vec![
                 pool.node_pool.clone(),
-                r.reason.clone(),
+                r.reason.to_owned(),
                 pool.nodes.to_string(),
                 show(r.allowed),
                 pool.in_flight.len().to_string(),
@@ -269,7 +269,7 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
             let active: Vec<String> = pool
                 .budgets
                 .iter()
-                .filter(|s| s.active && s.reasons.as_ref().is_none_or(|rs| rs.contains(&r.reason)))
+                .filter(|s| s.active && s.reasons.as_ref().is_none_or(|rs| rs.iter().any(|x| x == r.reason)))
                 .map(|s| s.nodes.clone())
                 .collect();
             row.insert(3, if pool.defaulted { "10% (default)".into() } else { active.join(",") });

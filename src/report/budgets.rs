@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::views::BudgetLine;
 use crate::engine::budget::{PoolBudgets, UNBOUNDED};
 use crate::engine::Replay;
 
@@ -22,14 +23,14 @@ pub struct PoolView {
     pub nodes: i64,
     pub in_flight: Vec<String>,
     pub defaulted: bool,
-    pub budgets: Vec<crate::engine::budget::BudgetStatus>,
+    pub budgets: Vec<BudgetLine>,
     pub reasons: Vec<ReasonView>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReasonView {
-    pub reason: String,
+    pub reason: &'static str,
     /// `null` = unbounded.
     pub allowed: Option<i64>,
     pub remaining: Option<i64>,
@@ -51,12 +52,12 @@ pub fn budgets(replay: &Replay, pool: Option<&str>) -> Budgets {
                 nodes: b.counted_nodes,
                 in_flight: b.disrupting.clone(),
                 defaulted: b.defaulted,
-                budgets: b.budgets.clone(),
+                budgets: b.budgets.iter().map(BudgetLine::from).collect(),
                 reasons: b
                     .by_reason
                     .iter()
                     .map(|r| ReasonView {
-                        reason: r.reason.clone(),
+                        reason: r.reason.as_str(),
                         allowed: bounded(r.allowed),
                         remaining: bounded(r.remaining),
                     })

@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use super::plan::NodeSummary;
-use crate::engine::{PodView, Replay, Step, Verdict};
+use super::views::{PodMove, Step, StepKind};
+use crate::engine::{Replay, Verdict};
 use crate::reason::{Code, Reason};
 use crate::snapshot::Snapshot;
 
@@ -20,7 +21,7 @@ pub struct NodeExplanation {
     #[serde(flatten)]
     pub node: NodeSummary,
     pub steps: Vec<Step>,
-    pub pods: Vec<PodView>,
+    pub pods: Vec<PodMove>,
     /// Karpenter's latest Events about the node or its NodeClaim.
     pub events: Vec<EventView>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -45,10 +46,10 @@ pub struct EventView {
 pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str, overrides: &[String]) -> Option<NodeExplanation> {
     let n = replay.nodes.iter().find(|n| n.name == name || n.node_claim.as_deref() == Some(name))?;
     let events = events(snapshot, &n.name, n.node_claim.as_deref(), n.verdict);
-    let mut steps = n.steps.clone();
+    let mut steps: Vec<Step> = n.steps.iter().map(Step::from).collect();
     if events.iter().any(|e| e.disagrees) {
         steps.push(Step {
-            step: crate::engine::StepKind::Decision,
+            step: StepKind::Decision,
             ok: true,
             findings: vec![Reason::new(
                 Code::EventDisagrees,
@@ -63,7 +64,7 @@ pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str, overrides: &[St
         round_method: replay.method.map(crate::engine::method::Method::as_str),
         node: NodeSummary::from_verdict(n),
         steps,
-        pods: n.pods.clone(),
+        pods: n.pods.iter().map(PodMove::from).collect(),
         events,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),

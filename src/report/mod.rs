@@ -8,11 +8,12 @@ pub mod explain;
 pub mod pdb_audit;
 pub mod plan;
 pub mod score;
+pub mod views;
 
 use serde::Serialize;
 
-pub use crate::engine::{Action, StepKind, Verdict};
-pub use crate::snapshot::API_VERSION;
+use crate::snapshot::API_VERSION;
+pub use views::{Action, StepKind, Verdict};
 
 /// Which namespaces and pods a namespaced command looks at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

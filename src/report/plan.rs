@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::method::Replacement;
-use crate::engine::{Action, NodeVerdict, Replay, Verdict};
+use super::views::{Action, ReplacementView, Verdict};
+use crate::engine::{NodeVerdict, Replay};
 use crate::reason::{Code, Reason};
 
 /// The `Plan` document.
@@ -34,7 +34,7 @@ pub struct PlanCommand {
     pub decision: &'static str,
     pub method: &'static str,
     pub candidates: Vec<String>,
-    pub replacements: Vec<Replacement>,
+    pub replacements: Vec<ReplacementView>,
     pub savings: f64,
 }
 
@@ -72,9 +72,9 @@ impl NodeSummary {
             instance_type: n.instance_type.clone(),
             zone: n.zone.clone(),
             capacity_type: n.capacity_type.clone(),
-            verdict: n.verdict,
-            reason: n.reason,
-            action: n.action,
+            verdict: n.verdict.into(),
+            reason: n.reason.map(crate::engine::nodepool::DisruptionReason::as_str),
+            action: n.action.into(),
             method: n.method.map(crate::engine::method::Method::as_str),
             disruption_cost: n.disruption_cost,
             price: n.price,
@@ -98,14 +98,11 @@ pub fn plan(replay: &Replay, overrides: &[String]) -> Plan {
             .commands
             .iter()
             .map(|c| PlanCommand {
-                reason: c.reason,
-                decision: match c.decision {
-                    crate::engine::method::Decision::Delete => "delete",
-                    crate::engine::method::Decision::Replace => "replace",
-                },
+                reason: c.reason.as_str(),
+                decision: c.decision.as_str(),
                 method: c.method.as_str(),
                 candidates: c.candidates.clone(),
-                replacements: c.replacements.clone(),
+                replacements: c.replacements.iter().map(ReplacementView::from).collect(),
                 savings: c.savings,
             })
             .collect(),

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::engine::balanced::K;
 use crate::engine::method::Decision;
+use crate::engine::nodepool::ConsolidationPolicy;
 use crate::engine::scoring::PoolScore;
 
 /// The `Score` document.
@@ -58,8 +59,8 @@ pub fn score(pool: &PoolScore, overrides: &[String]) -> Score {
         api_version: super::API_VERSION,
         kind: "Score",
         node_pool: pool.pool.clone(),
-        policy: pool.policy.clone(),
-        what_if: pool.policy != "Balanced",
+        policy: pool.policy.as_str().to_owned(),
+        what_if: pool.policy != ConsolidationPolicy::Balanced,
         k: K,
         threshold: 1.0 / f64::from(K),
         pool_cost: t.total_cost,
@@ -73,11 +74,7 @@ pub fn score(pool: &PoolScore, overrides: &[String]) -> Score {
                 price: m.price,
                 pods: m.pods,
                 disruption_cost: m.disruption_cost,
-                decision: match m.decision {
-                    Some(Decision::Delete) => "delete",
-                    Some(Decision::Replace) => "replace",
-                    None => "none",
-                },
+                decision: m.decision.map_or("none", Decision::as_str),
                 replacement: m.replacement.clone(),
                 savings: m.savings,
                 score: m.score.map(|s| s.score).filter(|s| s.is_finite()),

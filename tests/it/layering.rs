@@ -22,12 +22,33 @@ const RULES: &[(&str, &[&str])] = &[
             "crate::source",
             "crate::report",
             "crate::render",
+            "crate::app",
+            "crate::cli",
             "Timestamp::now",
+            // The engine carries no output format: documents and their serde live in report/.
+            "Serialize",
+            "serde::",
         ],
     ),
-    ("src/report", &["kube::", "tokio", "clap", "std::fs", "crate::source", "crate::render"]),
-    ("src/render", &["kube::", "crate::engine", "crate::snapshot", "crate::source", "std::fs"]),
-    ("src/snapshot", &["kube::", "tokio", "crate::engine", "crate::render", "crate::source", "std::fs"]),
+    (
+        "src/report",
+        &[
+            "kube::",
+            "tokio",
+            "clap",
+            "std::fs",
+            "crate::source",
+            "crate::render",
+            "crate::app",
+            // render/ may import only report/: a re-export would hand it engine types.
+            "pub use crate::engine",
+            "pub use crate::snapshot",
+        ],
+    ),
+    ("src/render", &["kube::", "crate::engine", "crate::snapshot", "crate::source", "crate::app", "std::fs"]),
+    ("src/snapshot", &["kube::", "tokio", "crate::engine", "crate::render", "crate::source", "crate::app", "std::fs"]),
+    // The edge in reads the world into a Snapshot; it never decides or prints.
+    ("src/source", &["crate::engine", "crate::report", "crate::render", "crate::app"]),
 ];
 
 /// Known violations: (file, banned word, why it is tolerated for now).
@@ -87,7 +108,6 @@ fn violations<'a>(text: &str, banned: &[&'a str]) -> Vec<(usize, &'a str)> {
 fn is_allowed(file: &str, word: &str) -> bool {
     ALLOWED.iter().any(|(f, w, _)| *f == file && *w == word)
 }
-
 
 fn relative(path: &Path) -> String {
     path.strip_prefix(root()).unwrap_or(path).to_string_lossy().replace('\\', "/")

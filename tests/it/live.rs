@@ -11,8 +11,8 @@ use kubectl_consolidation::source::prices::parse_prices;
 use kubectl_consolidation::source::ClusterArgs;
 use serde_json::{json, Value};
 
-use crate::support::fake_apiserver::{Config, FakeApiServer, Logged};
 use crate::support;
+use crate::support::fake_apiserver::{Config, FakeApiServer, Logged};
 
 const SCENARIO: &str = "seed-incident-underutilized";
 const LEADER: &str = "karpenter-7f9c-leader";

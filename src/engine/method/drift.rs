@@ -7,6 +7,7 @@
 
 use super::{Command, Context, Decision, Method, Outcome, Replacement};
 use crate::engine::candidate::Candidate;
+use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::{self, Options};
 use crate::engine::state::Cluster;
 use crate::reason::{Code, Reason};
@@ -36,7 +37,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     candidates.sort_by_key(|c| !c.reschedulable.is_empty());
     let mut outcome = Outcome::default();
     for c in candidates {
-        if ctx.remaining(c, "Drifted") <= 0 {
+        if ctx.remaining(c, DisruptionReason::Drifted) <= 0 {
             outcome.skipped.entry(c.index).or_default().push(Reason::new(
                 Code::BudgetExhausted,
                 "no allowed disruptions for disruption reason Drifted this round".to_owned(),
@@ -98,7 +99,7 @@ pub fn compute_static(ctx: &Context<'_, '_>) -> Outcome {
         by_pool.entry(c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default()).or_default().push(c);
     }
     for (pool, members) in by_pool {
-        let budget = members.first().map_or(0, |c| ctx.remaining(c, "Drifted"));
+        let budget = members.first().map_or(0, |c| ctx.remaining(c, DisruptionReason::Drifted));
         for (n, c) in members.into_iter().enumerate() {
             if (n as i64) >= budget {
                 outcome.skipped.entry(c.index).or_default().push(Reason::new(

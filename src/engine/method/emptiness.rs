@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::candidate::{consolidatable_blockers, Candidate};
+use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::Results;
 use crate::reason::{Code, Reason};
 use crate::upstream;
@@ -26,7 +27,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut savings = 0.0;
     for c in candidates {
         let pool = c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default();
-        let left = remaining.entry(pool.clone()).or_insert_with(|| ctx.remaining(c, "Empty"));
+        let left = remaining.entry(pool.clone()).or_insert_with(|| ctx.remaining(c, DisruptionReason::Empty));
         if *left <= 0 {
             outcome.skipped.entry(c.index).or_default().push(
                 Reason::new(

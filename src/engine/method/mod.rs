@@ -11,20 +11,16 @@ pub mod emptiness;
 pub mod multi_node;
 pub mod single_node;
 
-use serde::Serialize;
-
 use super::scheduling::Results;
 use crate::reason::Reason;
 
 /// One disruption method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Method {
     Emptiness,
     StaticDrift,
     Drift,
-    #[serde(rename = "MultiNodeConsolidation")]
     MultiNode,
-    #[serde(rename = "SingleNodeConsolidation")]
     SingleNode,
 }
 
@@ -34,14 +30,15 @@ impl Method {
         [Method::Emptiness, Method::StaticDrift, Method::Drift, Method::MultiNode, Method::SingleNode];
 
     /// The disruption reason the method acts for.
-    pub const fn reason(self) -> &'static str {
+    pub const fn reason(self) -> DisruptionReason {
         match self {
-            Method::Emptiness => "Empty",
-            Method::StaticDrift | Method::Drift => "Drifted",
-            Method::MultiNode | Method::SingleNode => "Underutilized",
+            Method::Emptiness => DisruptionReason::Empty,
+            Method::StaticDrift | Method::Drift => DisruptionReason::Drifted,
+            Method::MultiNode | Method::SingleNode => DisruptionReason::Underutilized,
         }
     }
 
+    /// Karpenter's name for the method (its `Reason()`/`ConsolidationType()` and metric label).
     pub const fn as_str(self) -> &'static str {
         match self {
             Method::Emptiness => "Emptiness",
@@ -54,16 +51,24 @@ impl Method {
 }
 
 /// What a command does to its candidates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
     Delete,
     Replace,
 }
 
+impl Decision {
+    /// `delete` or `replace`, as Karpenter's `Command.Decision()` names it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Decision::Delete => "delete",
+            Decision::Replace => "replace",
+        }
+    }
+}
+
 /// A replacement NodeClaim of a command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Replacement {
     pub node_pool: String,
     pub instance_types: Vec<String>,
@@ -95,7 +100,8 @@ use std::collections::BTreeMap;
 
 use super::balanced::Totals;
 use super::budget::PoolBudgets;
-use super::candidate::{consolidatable_blockers, consolidation_policy, Candidate};
+use super::candidate::{consolidatable_blockers, Candidate};
+use super::nodepool::{ConsolidationPolicy, DisruptionReason};
 use super::state::Cluster;
 
 /// What every method reads.
@@ -113,7 +119,7 @@ pub struct Context<'c, 'a> {
 
 impl<'a> Context<'_, 'a> {
     /// Remaining budget of the candidate's pool for a reason.
-    pub fn remaining(&self, c: &Candidate<'_>, reason: &str) -> i64 {
+    pub fn remaining(&self, c: &Candidate<'_>, reason: DisruptionReason) -> i64 {
         c.pool.and_then(|p| self.budgets.get(&p.metadata.name)).map_or(0, |b| b.remaining(reason))
     }
 
@@ -124,7 +130,7 @@ impl<'a> Context<'_, 'a> {
             .filter(|c| {
                 c.passes(false)
                     && !c.is_empty()
-                    && c.pool.is_some_and(|p| consolidation_policy(p) != "WhenEmpty")
+                    && c.pool.is_some_and(|p| ConsolidationPolicy::of(p) != ConsolidationPolicy::WhenEmpty)
                     && consolidatable_blockers(c, self.cluster, false).is_empty()
             })
             .collect()

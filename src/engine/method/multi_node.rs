@@ -12,6 +12,7 @@ use super::consolidation::{compute_consolidation, Kind, Move};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
+use crate::engine::nodepool::DisruptionReason;
 use crate::reason::{Code, Reason};
 
 /// Most nodes one multi-node command may take (`maxParallel`).
@@ -26,7 +27,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut kept: Vec<&Candidate<'_>> = Vec::new();
     for c in candidates {
         let pool = c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default();
-        let left = remaining.entry(pool).or_insert_with(|| ctx.remaining(c, "Underutilized"));
+        let left = remaining.entry(pool).or_insert_with(|| ctx.remaining(c, DisruptionReason::Underutilized));
         if *left <= 0 {
             continue;
         }

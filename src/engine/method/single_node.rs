@@ -11,6 +11,7 @@ use super::consolidation::{compute_consolidation, Kind};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
+use crate::engine::nodepool::DisruptionReason;
 use crate::reason::{Code, Reason};
 use crate::upstream;
 
@@ -49,7 +50,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
 
 /// Evaluates one candidate; pushes a command or returns why it was passed over.
 fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> Option<Reason> {
-    if ctx.remaining(c, "Underutilized") <= 0 {
+    if ctx.remaining(c, DisruptionReason::Underutilized) <= 0 {
         return Some(Reason::new(
             Code::BudgetExhausted,
             "no allowed disruptions for disruption reason Underutilized in its NodePool",

@@ -1,0 +1,249 @@
+//! The round: build the cluster state and candidates, run the methods in `NewMethods` order
+//! until one produces a command, then give every node its verdict ([`super::verdict`]).
+//!
+//! Mirrors karpenter `pkg/controllers/disruption/controller.go` (`Reconcile`, `disrupt`).
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::balanced::Totals;
+use super::budget::{build_budget_mapping, PoolBudgets};
+use super::candidate::Candidate;
+use super::method::{
+    drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
+};
+use super::nodepool::DisruptionReason;
+use super::setup::{self, Setup};
+use super::state::Cluster;
+use super::verdict::{node_verdict, NodeVerdict};
+use crate::reason::{Code, Reason};
+use crate::snapshot::Snapshot;
+
+/// A command of the round, by node name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandView {
+    pub reason: DisruptionReason,
+    pub decision: Decision,
+    pub method: Method,
+    pub candidates: Vec<String>,
+    pub replacements: Vec<Replacement>,
+    pub savings: f64,
+    pub findings: Vec<Reason>,
+}
+
+/// The replay of one round.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub captured_at: Timestamp,
+    pub method: Option<Method>,
+    pub commands: Vec<CommandView>,
+    pub nodes: Vec<NodeVerdict>,
+    pub budgets: BTreeMap<String, PoolBudgets>,
+    pub totals: BTreeMap<String, Totals>,
+    /// Conclusions the snapshot cannot support (kinds that could not be read).
+    pub uncertain: Vec<Reason>,
+}
+
+/// Replays one round at `now`.
+///
+/// Mirrors [`crate::upstream::RECONCILE`].
+pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
+    replay_focused(snapshot, now, None)
+}
+
+/// Replays the round, but gives a verdict only to the node named `focus` (by Node or
+/// NodeClaim name) when one is given: `explain` needs the round and one node, not every
+/// node's own simulation.
+pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
+    let cluster = Cluster::new(snapshot, now);
+    let Setup { candidates, totals, world } = setup::build(&cluster, focus);
+    let budgets = build_budget_mapping(&cluster);
+    let single_moves = std::cell::RefCell::default();
+    let ctx = Context {
+        cluster: &cluster,
+        world: &world,
+        candidates: &candidates,
+        budgets: &budgets,
+        totals: &totals,
+        single_moves: &single_moves,
+    };
+    let mut acting: Option<(Method, Outcome)> = None;
+    let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
+    for m in Method::ALL {
+        let outcome = match m {
+            Method::Emptiness => emptiness::compute_commands(&ctx),
+            Method::StaticDrift => drift::compute_static(&ctx),
+            Method::Drift => drift::compute_commands(&ctx),
+            Method::MultiNode => multi_node::compute_commands(&ctx),
+            Method::SingleNode => single_node::compute_commands(&ctx),
+        };
+        for (i, reasons) in &outcome.skipped {
+            skipped.entry(*i).or_default().extend(reasons.iter().cloned());
+        }
+        if !outcome.commands.is_empty() {
+            acting = Some((m, outcome));
+            break;
+        }
+    }
+    let commands: Vec<&Command> = acting.as_ref().map(|(_, o)| o.commands.iter().collect()).unwrap_or_default();
+    let uncertain: Vec<Reason> = snapshot
+        .info
+        .unread
+        .iter()
+        .map(|u| {
+            Reason::new(
+                Code::Uncertain,
+                format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason),
+            )
+        })
+        .collect();
+    let in_focus = |c: &Candidate<'_>| focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
+    let nodes = candidates
+        .iter()
+        .filter(|c| in_focus(c))
+        .map(|c| {
+            let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
+            let round = acting.as_ref().map(|(m, _)| *m);
+            let mut v = node_verdict(&ctx, c, command, round, skipped.get(&c.index), focus.is_some());
+            v.reasons.extend(uncertain.iter().cloned());
+            v
+        })
+        .collect();
+    Replay {
+        captured_at: now,
+        method: acting.as_ref().map(|(m, _)| *m),
+        commands: commands.iter().map(|c| command_view(&cluster, c)).collect(),
+        nodes,
+        budgets,
+        totals,
+        uncertain,
+    }
+}
+
+fn command_view(cluster: &Cluster<'_>, c: &Command) -> CommandView {
+    CommandView {
+        reason: c.method.reason(),
+        decision: c.decision,
+        method: c.method,
+        candidates: c.candidates.iter().map(|&i| cluster.nodes[i].name.clone()).collect(),
+        replacements: c.replacements.clone(),
+        savings: c.savings,
+        findings: c.findings.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::replay;
+    use crate::engine::nodepool::DisruptionReason;
+    use crate::engine::verdict::{Action, NodeVerdict, Verdict};
+    use crate::reason::Code;
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn node_of<'r>(r: &'r super::Replay, name: &str) -> &'r NodeVerdict {
+        r.nodes.iter().find(|n| n.name == name).expect("node in replay")
+    }
+
+    fn two_nodes(extra: Vec<serde_json::Value>) -> crate::snapshot::Snapshot {
+        let mut objects = vec![node_pool("default")];
+        objects.extend(managed_node("node-a"));
+        objects.extend(managed_node("node-b"));
+        objects.push(pod("keep", "node-b"));
+        objects.extend(extra);
+        snapshot(objects)
+    }
+
+    #[test]
+    fn emptiness_runs_before_drift() {
+        let [node, claim] = managed_node("node-c");
+        let claim = set(
+            claim,
+            "/status/conditions",
+            json!([
+            {"type": "Initialized", "status": "True"}, {"type": "Consolidatable", "status": "True"},
+            {"type": "Drifted", "status": "True", "reason": "NodePoolDrifted"}]),
+        );
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert_eq!(r.method.map(super::Method::as_str), Some("Emptiness"));
+        assert!(r.commands[0].candidates.contains(&"node-c".to_owned()));
+    }
+
+    #[test]
+    fn do_not_disrupt_pod_blocks_and_lifting_it_would_consolidate() {
+        let guarded =
+            set(pod("guarded", "node-a"), "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let r = replay(&two_nodes(vec![guarded]), now());
+        let a = node_of(&r, "node-a");
+        assert_eq!(
+            (a.verdict, a.reason, a.action),
+            (Verdict::Blocked, Some(DisruptionReason::Underutilized), Action::None)
+        );
+        assert_eq!(a.blockers, vec![Code::DoNotDisruptPod]);
+    }
+
+    #[test]
+    fn node_annotation_blocks_only_when_exactly_true() {
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "false"}));
+        let r = replay(&two_nodes(vec![node, claim, pod("p", "node-c")]), now());
+        assert!(!node_of(&r, "node-c").blockers.contains(&Code::DoNotDisruptNode));
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let r = replay(&two_nodes(vec![node, claim, pod("p", "node-c")]), now());
+        assert!(node_of(&r, "node-c").blockers.contains(&Code::DoNotDisruptNode));
+    }
+
+    #[test]
+    fn deleting_nodeclaim_is_marked_for_deletion_and_consumes_budget() {
+        let [node, claim] = managed_node("node-c");
+        let claim = set(claim, "/metadata/deletionTimestamp", json!("2026-11-29T09:59:00Z"));
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert!(node_of(&r, "node-c").blockers.contains(&Code::MarkedForDeletion));
+        assert_eq!(r.budgets["default"].disrupting, vec!["node-c".to_owned()]);
+    }
+
+    #[test]
+    fn consolidate_after_not_elapsed_says_how_long() {
+        let mut s = two_nodes(vec![pod("p", "node-a")]);
+        let pool = s.node_pools[0].spec.disruption.as_mut().expect("disruption");
+        pool.consolidate_after = Some("3h".into());
+        let r = replay(&s, now());
+        let a = node_of(&r, "node-a");
+        assert!(a.blockers.contains(&Code::NotConsolidatableYet), "{:?}", a.blockers);
+        let reason = a.reasons.iter().find(|r| r.code == Code::NotConsolidatableYet).expect("reason");
+        assert!(reason.message.ends_with("consolidatable in 1h"), "{}", reason.message);
+    }
+
+    #[test]
+    fn unknown_nodepool_and_missing_label_are_gates() {
+        let [node, claim] = managed_node("node-c");
+        let node = set(node, "/metadata/labels/karpenter.sh~1nodepool", json!("ghost"));
+        let r = replay(&two_nodes(vec![node, claim]), now());
+        assert!(
+            node_of(&r, "node-c").blockers.contains(&Code::NodePoolNotFound),
+            "{:?}",
+            node_of(&r, "node-c").blockers
+        );
+    }
+
+    #[test]
+    fn budget_zero_blocks_the_underutilized_node() {
+        let mut s = two_nodes(vec![pod("p", "node-a")]);
+        let pool = s.node_pools[0].spec.disruption.as_mut().expect("disruption");
+        pool.budgets = Some(vec![crate::snapshot::Budget { nodes: "0".into(), ..Default::default() }]);
+        let r = replay(&s, now());
+        assert!(r.method.is_none());
+        assert!(node_of(&r, "node-a").blockers.contains(&Code::BudgetExhausted));
+    }
+
+    #[test]
+    fn same_input_same_verdicts() {
+        let s = two_nodes(vec![pod("p", "node-a")]);
+        let a = replay(&s, now());
+        let b = replay(&s, now());
+        assert_eq!(a.nodes, b.nodes);
+    }
+}

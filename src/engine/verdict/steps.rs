@@ -1,0 +1,166 @@
+//! The findings of one node's verdict, grouped by the pipeline step they belong to, and the
+//! findings the verdict adds itself (budget, waiting, placement summary, where each pod goes).
+
+use crate::engine::budget::{PoolBudgets, UNBOUNDED};
+use crate::engine::method::Method;
+use crate::engine::nodepool::DisruptionReason;
+use crate::engine::scheduling::{Destination, Results};
+use crate::reason::{Code, Reason};
+use crate::upstream;
+
+use super::{PodView, StepKind, Verdict};
+
+/// Findings of the method, simulation, price, score and decision steps.
+#[derive(Debug, Default)]
+pub(super) struct ByStep {
+    pub(super) method: Vec<Reason>,
+    pub(super) simulation: Vec<Reason>,
+    pub(super) price: Vec<Reason>,
+    pub(super) score: Vec<Reason>,
+    pub(super) decision: Vec<Reason>,
+}
+
+impl ByStep {
+    /// Files each finding under its step ([`step_of`]).
+    pub(super) fn group(findings: &[Reason]) -> Self {
+        let mut by = ByStep::default();
+        for f in findings {
+            let list = match step_of(f) {
+                StepKind::Method => &mut by.method,
+                StepKind::Simulation => &mut by.simulation,
+                StepKind::Price => &mut by.price,
+                StepKind::Score => &mut by.score,
+                _ => &mut by.decision,
+            };
+            list.push(f.clone());
+        }
+        by
+    }
+}
+
+/// The step a method's finding belongs to. A classification (Empty, Drifted…) made by a
+/// method's own command carries that method's `ref`, not the classifier's, and then tells the
+/// decision rather than the classification.
+fn step_of(f: &Reason) -> StepKind {
+    match f.code {
+        Code::Empty | Code::NotEmpty | Code::Drifted | Code::NotDrifted | Code::PolicyWhenEmpty
+            if f.upstream == f.code.upstream() =>
+        {
+            StepKind::Method
+        }
+        Code::PodsCannotReschedule
+        | Code::PodsReschedule
+        | Code::UninitializedDestination
+        | Code::MultipleReplacementsNeeded => StepKind::Simulation,
+        Code::NotCheaper
+        | Code::PriceUnknown
+        | Code::SpotToSpotDisabled
+        | Code::SpotFlexibilityTooLow
+        | Code::SameInstanceType
+        | Code::Replacement => StepKind::Price,
+        Code::BalancedScoreTooLow | Code::BalancedScoreApproved => StepKind::Score,
+        _ => StepKind::Decision,
+    }
+}
+
+/// The budget step: what the pool's budget allows for `reason`, and whether it lets the node go.
+pub(super) fn budget_finding(b: &PoolBudgets, reason: DisruptionReason, acted: bool) -> (Reason, bool) {
+    let Some(r) = b.for_reason(reason) else {
+        return (Reason::new(Code::BudgetAllowed, "no budget applies"), true);
+    };
+    let parts: Vec<String> = r
+        .applies
+        .iter()
+        .map(|&i| {
+            let s = &b.budgets[i];
+            match (s.value, &s.error) {
+                (_, Some(e)) => format!("{} (error: {e})", s.nodes),
+                (Some(v), None) => format!("{}→{v}", s.nodes),
+                (None, None) => format!("{} (inactive)", s.nodes),
+            }
+        })
+        .collect();
+    let allowed = if r.allowed >= UNBOUNDED { "unbounded".to_owned() } else { r.allowed.to_string() };
+    let in_flight = b.disrupting.len();
+    let text = format!(
+        "budget for {} in NodePool \"{}\": allowed {allowed} = min({}) of {} node(s), {in_flight} in flight, {} remaining",
+        reason.as_str(),
+        b.node_pool,
+        parts.join(", "),
+        b.counted_nodes,
+        if r.remaining >= UNBOUNDED { "unbounded".to_owned() } else { r.remaining.to_string() }
+    );
+    if r.remaining > 0 || acted {
+        return (Reason::new(Code::BudgetAllowed, text).at(upstream::BUILD_BUDGET_MAPPING), true);
+    }
+    let opens = r.applies.iter().filter_map(|&i| b.budgets[i].window_closes_at).min().map_or_else(
+        || "raise spec.disruption.budgets or wait for in-flight disruptions to finish".to_owned(),
+        |t| format!("the blocking budget window closes at {t}"),
+    );
+    (Reason::new(Code::BudgetExhausted, text).at(upstream::GET_ALLOWED_DISRUPTIONS).hint(opens), false)
+}
+
+/// Why a node a reason applies to is not in this round's command.
+pub(super) fn waiting(round_method: Option<Method>, reason: DisruptionReason) -> Reason {
+    let reason_name = reason.as_str();
+    let text = match round_method {
+        Some(m) if m.reason() == reason => {
+            format!("{} acts on other node(s) this round; this one is next in line", m.as_str())
+        }
+        Some(m) => format!("{} acted first this round (the first method with a command ends the round); {reason_name} comes in a later round", m.as_str()),
+        None => format!("{reason_name} would apply, but the method did not choose it this round"),
+    };
+    Reason::new(Code::WaitingForOtherMethod, text)
+}
+
+/// The decision step: what happens, or for a blocked node what would happen without the gates.
+pub(super) fn decision_findings(verdict: Verdict, found: Vec<Reason>) -> Vec<Reason> {
+    match verdict {
+        Verdict::Blocked => found
+            .into_iter()
+            .map(|mut r| {
+                r.message = format!("with the gates lifted: {}", r.message);
+                r
+            })
+            .collect(),
+        _ => found,
+    }
+}
+
+/// "3 pod(s): 2 to existing nodes, 1 to new NodeClaim(s)" when no finding said it already.
+pub(super) fn placement_summary(results: &Results) -> Option<Reason> {
+    let moved: Vec<_> = results.moves.iter().filter(|m| !m.pending).collect();
+    if moved.is_empty() {
+        return None;
+    }
+    let existing = moved.iter().filter(|m| matches!(m.to, Destination::Existing(_))).count();
+    let new = moved.iter().filter(|m| matches!(m.to, Destination::New(_))).count();
+    Some(Reason::new(
+        Code::PodsReschedule,
+        format!(
+            "{} pod(s): {existing} fit on existing nodes, {new} {} {} new NodeClaim(s)",
+            moved.len(),
+            if new == 1 { "needs" } else { "need" },
+            results.new_claims.len()
+        ),
+    ))
+}
+
+/// Where each moved pod goes (only `explain` asks).
+pub(super) fn pod_views(results: &Results) -> Vec<PodView> {
+    results
+        .moves
+        .iter()
+        .filter(|m| !m.pending)
+        .map(|m| PodView {
+            pod: m.pod.clone(),
+            to: match &m.to {
+                Destination::Existing(n) => n.clone(),
+                Destination::New(i) => format!("new NodeClaim #{}", i + 1),
+                Destination::Nowhere => "nowhere".to_owned(),
+            },
+            why: m.why.clone(),
+            rejected_by: m.rejections.clone(),
+        })
+        .collect()
+}
