@@ -1,7 +1,7 @@
 //! Reasons: what the replay found, in words for people (`message`), a stable code for scripts
 //! (`code`) and the upstream function that makes the same decision (`ref`).
 //!
-//! Codes are an interface (DESIGN.md): never rename one. [`Code::upstream`] is an exhaustive
+//! Codes are an interface (docs/DESIGN.md): never rename one. [`Code::upstream`] is an exhaustive
 //! match, so a new code cannot compile without naming where upstream decides it.
 
 use std::fmt;

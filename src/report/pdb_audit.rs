@@ -1,7 +1,7 @@
 //! `pdb-audit`: every PodDisruptionBudget judged against its workloads' replicas, where their
 //! pods sit, and the NodePools of those nodes — the way Karpenter will meet it.
 //!
-//! Owns the `PDBAudit` document (DESIGN.md's `-o json` contract: finding codes, severities and
+//! Owns the `PDBAudit` document (docs/DESIGN.md's `-o json` contract: finding codes, severities and
 //! field names are an interface) and the rules that produce its findings. It is a pure
 //! projection of the snapshot: PDB matching and eviction checks come from
 //! [`crate::engine::pdb::Limits`] (Karpenter's `pdb.go`, one implementation for the whole crate),
@@ -112,7 +112,7 @@ impl std::fmt::Display for Severity {
     }
 }
 
-/// The finding codes of DESIGN.md's pdb-audit table. Stable: never rename one.
+/// The finding codes of docs/DESIGN.md's pdb-audit table. Stable: never rename one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum FindingCode {
     SingleReplicaEvictable,

@@ -1,6 +1,6 @@
 //! The serialised shapes of engine values that several documents share: verdicts, actions,
 //! steps, pod moves, replacements and budget lines. The engine's types carry no format; these
-//! are the `-o json|yaml` contract (DESIGN.md), so their field names and spellings are an
+//! are the `-o json|yaml` contract (docs/DESIGN.md), so their field names and spellings are an
 //! interface. Each converts from its engine twin and nothing else.
 
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //!
 //! Owns the kubeconfig (kubectl's `--kubeconfig`/`KUBECONFIG` list, `--context`, `--cluster`,
 //! `--user`; exec credential plugins work through kube's `client` feature), the concurrent,
-//! paginated lists of every kind DESIGN.md names, and Karpenter's price metrics. The only async
+//! paginated lists of every kind docs/DESIGN.md names, and Karpenter's price metrics. The only async
 //! code of the crate lives here and below; [`fetch`] is sync and builds its own current-thread
 //! runtime. Read-only by construction: every request is a GET (see `http`), and Secrets and
 //! ConfigMaps are never asked for. Lists go through `serde_json::Value` into
@@ -84,7 +84,7 @@ const POD: Kind = Kind::new("", "v1", "Pod", "pods");
 const DEPLOYMENT: Kind = Kind::new("apps", "v1", "Deployment", "deployments");
 const EVENT: Kind = Kind::new("", "v1", "Event", "events");
 
-/// Every kind DESIGN.md's input contract reads, in the order failures are reported.
+/// Every kind docs/DESIGN.md's input contract reads, in the order failures are reported.
 const KINDS: [Kind; 14] = [
     NODE_POOL,
     NODE_CLAIM,

@@ -3,7 +3,7 @@
 //! Owns reading two shapes into [`InstanceType`]s: our own `InstanceTypes` document (YAML or
 //! JSON, several documents or a `List` allowed) and Karpenter's Prometheus exposition text. The
 //! metric names and labels are the AWS provider's (`pkg/controllers/metrics/metrics.go`,
-//! `pkg/providers/instancetype/metrics.go`), see PRICING.md §1. Must not decide anything about
+//! `pkg/providers/instancetype/metrics.go`), see docs/PRICING.md §1. Must not decide anything about
 //! prices: it only reads them. The result is sorted (types by name, offerings by zone, then
 //! capacity type), so the same input always gives the same catalogue.
 

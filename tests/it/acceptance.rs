@@ -1,7 +1,7 @@
 //! Guards the shared acceptance cases: every folder in `tests/scenarios/` (snapshot.yaml +
 //! expect.json) is replayed with the built binary, and its `-o json` report must match the
 //! folder's partial `expect` under the rules of `tests/acceptance/check.py`, ported here. Each
-//! replay also runs twice and must print byte-identical stdout (DESIGN.md: deterministic).
+//! replay also runs twice and must print byte-identical stdout (docs/DESIGN.md: deterministic).
 //!
 //! `ACCEPTANCE_FILTER=substring` runs only the scenarios whose folder name contains it;
 //! `ACCEPTANCE_SCENARIOS=dir` replays another folder of scenarios (e.g. the shared copy).

@@ -1,4 +1,4 @@
-//! Guards the command-line contract of DESIGN.md, by running the built binary: exit codes (0 ok,
+//! Guards the command-line contract of docs/DESIGN.md, by running the built binary: exit codes (0 ok,
 //! 1 unreadable input, 2 bad command line, 3 `pdb-audit --fail-on`), error messages that name
 //! the file, line and field, did-you-mean hints, stdin snapshots, quiet exit on a closed pipe,
 //! the `snapshot` round trip, `--now`, colour control, kubectl plugin discovery and completion,

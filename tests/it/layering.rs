@@ -1,4 +1,4 @@
-//! Keeps data flowing one way (STYLE.md convention 1): core modules never mention an edge.
+//! Keeps data flowing one way (docs/STYLE.md convention 1): core modules never mention an edge.
 //! The check is crude on purpose: a banned word anywhere in a file (code, test or comment) of
 //! the module fails the test. Known exceptions live in [`ALLOWED`], each with its reason, and an
 //! exception that no longer matches anything fails too, so the list cannot rot.
@@ -70,7 +70,7 @@ fn core_modules_do_not_mention_edges() {
             }
         }
     }
-    assert!(found.is_empty(), "core modules reach for an edge (STYLE.md convention 1):\n{}", found.join("\n"));
+    assert!(found.is_empty(), "core modules reach for an edge (docs/STYLE.md convention 1):\n{}", found.join("\n"));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //!
 //! Builds a deterministic [`Snapshot`] of a large Karpenter cluster from a seed: a catalogue of
 //! 40 AWS instance types (m5/m6i/c5/c6i/r5/r6i/m6g/m7g/c7g/r7g, large..4xlarge, with
-//! `PRICING.md`'s capacities and us-east-1 prices, 3 zones × spot/on-demand), NodePools of mixed
+//! `docs/PRICING.md`'s capacities and us-east-1 prices, 3 zones × spot/on-demand), NodePools of mixed
 //! policy, budgets and taints, Nodes paired with NodeClaims, DaemonSets with a pod per node, and
 //! Deployments/StatefulSets whose pods are packed so that nodes are 30–90 % full (a few nearly
 //! empty or empty), with zone/hostname spread, pod anti-affinity, node selectors, tolerations,
@@ -57,7 +57,7 @@ const ARCH: &str = "kubernetes.io/arch";
 const FAMILY: &str = "karpenter.k8s.aws/instance-family";
 const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 
-/// One instance family of `PRICING.md`'s table.
+/// One instance family of `docs/PRICING.md`'s table.
 struct Family {
     name: &'static str,
     arch: &'static str,

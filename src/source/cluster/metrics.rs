@@ -3,7 +3,7 @@
 //! Owns finding the controller (Deployment or pods labelled `app.kubernetes.io/name=karpenter`),
 //! its metrics port and Service, and the scrape itself: first the Service proxy, then, when the
 //! answer lacks the price series (the Service landed on the standby replica), the leader's pod
-//! named by the `karpenter-leader-election` Lease. PRICING.md §1 explains why. Only GETs; a
+//! named by the `karpenter-leader-election` Lease. docs/PRICING.md §1 explains why. Only GETs; a
 //! failure here is the caller's warning, never an error.
 
 use serde_json::Value;
