@@ -1,4 +1,4 @@
-//! The only wiring: arguments → source → Snapshot → replay → report → render → stdout.
+//! The only wiring: arguments → source → Snapshot → replay (or audit) → report → render → stdout.
 //! No decisions live here.
 
 use std::io::{IsTerminal, Write};
@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{Cli, ColorChoice, Command, Output, Severity, SortBy};
+use crate::audit::{self, Scope};
+use crate::cli::{Cli, ColorChoice, Command, Output, SortBy};
 use crate::engine;
 use crate::error::{Error, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use crate::object_ref::{did_you_mean, Kind, ObjectRef};
 use crate::render::{self, Format, Styles, TableOptions};
-use crate::report::{self, Report, Scope};
+use crate::report::{self, Report};
 use crate::snapshot::Snapshot;
 use crate::source::{self, ClusterArgs, Source};
 
@@ -146,18 +147,11 @@ fn build_report(
         }
         Command::PdbAudit { fail_on } => {
             if let Some(selector) = &cli.kube.selector {
-                report::pdb_audit::parse_selector(selector)
-                    .map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
+                audit::parse_selector(selector).map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
             }
-            let scope = scope(cli, source);
-            let audit = report::pdb_audit::pdb_audit(snapshot, now, &scope);
-            let exit = match fail_on {
-                Some(threshold) if audit.findings.iter().any(|f| severity_rank(&f.severity) >= *threshold as u8) => {
-                    EXIT_FINDINGS
-                }
-                _ => EXIT_OK,
-            };
-            (Report::PdbAudit(audit), exit)
+            let audit = audit::pdb_audit(snapshot, now, &scope(cli, source));
+            let exit = if fail_on.is_some_and(|threshold| audit.fails_at(threshold)) { EXIT_FINDINGS } else { EXIT_OK };
+            (Report::PdbAudit(report::pdb_audit::document(&audit)), exit)
         }
         Command::Budgets { target } => {
             let replay = engine::replay(snapshot, now);
@@ -179,14 +173,6 @@ fn build_report(
         }
         Command::Snapshot { .. } | Command::Completion { .. } => unreachable!("handled before the replay"),
     })
-}
-
-fn severity_rank(s: &impl serde::Serialize) -> u8 {
-    match serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref() {
-        Some("critical") => Severity::Critical as u8,
-        Some("warning") => Severity::Warning as u8,
-        _ => Severity::Info as u8,
-    }
 }
 
 fn sort_nodes(nodes: &mut [report::plan::NodeSummary], by: Option<SortBy>) {

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::audit::Severity;
 use crate::object_ref::ObjectRef;
 use crate::render::Format;
 
@@ -64,11 +65,15 @@ pub enum Command {
     Completion { shell: clap_complete::Shell },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-pub enum Severity {
-    Info,
-    Warning,
-    Critical,
+/// `--fail-on` takes the audit's own severities, spelled as documents spell them.
+impl ValueEnum for Severity {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Severity::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
 }
 
 /// Where the state comes from.

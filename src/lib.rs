@@ -4,11 +4,13 @@
 //!
 //! ```text
 //! source (cluster | file) → snapshot::Snapshot → engine::replay (pure) → report → render
+//!                                             ↘ audit (pure, pdb-audit) ↗
 //! ```
 //!
 //! Only `source/` and `app.rs` touch the world; the engine is pure and deterministic.
 
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod completion;
 pub mod engine;

@@ -87,3 +87,12 @@ pub fn demo() -> Snapshot {
         serde_saphyr::from_multiple(include_str!("source/demo.yaml")).expect("the demo snapshot parses");
     Snapshot::from_documents(documents.into_iter().filter(|d| !d.is_null()).collect()).expect("the demo decodes")
 }
+
+/// The `pdb-audit` document of the built-in demo in namespace `tenant-a`, judged at its
+/// capture time (what `pdb-audit --demo -n tenant-a` prints).
+pub fn demo_pdb_audit() -> crate::report::pdb_audit::PdbAudit {
+    let snapshot = demo();
+    let now = snapshot.info.captured_at.expect("the demo has a capture time");
+    let scope = crate::audit::Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
+    crate::report::pdb_audit::document(&crate::audit::pdb_audit(&snapshot, now, &scope))
+}

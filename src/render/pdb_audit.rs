@@ -212,15 +212,7 @@ pub(super) fn markdown(audit: &PdbAudit) -> String {
 mod tests {
     use super::{markdown, table};
     use crate::render::Styles;
-    use crate::report::pdb_audit::pdb_audit;
-    use crate::report::Scope;
-
-    fn demo_audit() -> crate::report::pdb_audit::PdbAudit {
-        let snapshot = crate::testing::demo();
-        let now = snapshot.info.captured_at.unwrap();
-        let scope = Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
-        pdb_audit(&snapshot, now, &scope)
-    }
+    use crate::testing::demo_pdb_audit as demo_audit;
 
     #[test]
     fn demo_table() {

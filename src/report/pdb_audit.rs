@@ -1,41 +1,18 @@
-//! `pdb-audit`: every PodDisruptionBudget judged against its workloads' replicas, where their
-//! pods sit, and the NodePools of those nodes — the way Karpenter will meet it.
+//! The `pdb-audit` document: docs/DESIGN.md's `-o json` contract for the audit (finding codes,
+//! severities and field names are an interface), and its projection from the judgement
+//! ([`crate::audit::Audit`]). Field order and `skip_serializing_if` are the contract's.
 //!
-//! Owns the `PDBAudit` document (docs/DESIGN.md's `-o json` contract: finding codes, severities and
-//! field names are an interface) and the rules that produce its findings. It is a pure
-//! projection of the snapshot: PDB matching and eviction checks come from
-//! [`crate::engine::pdb::Limits`] (Karpenter's `pdb.go`, one implementation for the whole crate),
-//! budget arithmetic mirrors the Kubernetes disruption controller's `getExpectedPodCount`
-//! (percentages round up), and node prices come from [`crate::engine::pricing::node_price`].
-//! It must not do I/O, read the clock, or format for a terminal (that is `render/`).
-//!
-//! A namespace-scoped user often cannot list Nodes, NodeClaims or NodePools. The audit then
-//! still emits every finding that does not need them, and lists what it could not judge in
-//! `skipped`.
+//! Judges nothing: the rules, severities and budget arithmetic live in `audit/`. It must not do
+//! I/O or format for a terminal (that is `render/`).
 
-mod budget;
-mod context;
-mod fixes;
-mod nodes;
-mod placement;
-mod rules;
-mod selector;
-mod workloads;
+use serde::{Serialize, Serializer};
 
-#[cfg(test)]
-mod tests;
+use crate::audit::{self, Audit};
+use crate::snapshot::API_VERSION;
+use crate::upstream::Upstream;
 
-use jiff::Timestamp;
-use serde::Serialize;
-
-use super::Scope;
-use crate::snapshot::{Snapshot, API_VERSION};
-use crate::upstream::{self, Upstream};
-
-pub use selector::parse_selector;
-
-/// Hours in a month, as cloud price pages count them (365 × 24 / 12).
-pub const HOURS_PER_MONTH: f64 = 730.0;
+/// Re-exported for `render/`, which reads the document only.
+pub use crate::audit::{FindingCode, Severity};
 
 /// The `pdb-audit` document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,18 +26,6 @@ pub struct PdbAudit {
     pub findings: Vec<Finding>,
     /// What could not be judged, and why (e.g. placement when Nodes were unreadable).
     pub skipped: Vec<Skipped>,
-}
-
-impl PdbAudit {
-    /// The most severe finding, if any.
-    pub fn worst(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
-    }
-
-    /// Whether a finding at or above `severity` exists (`--fail-on`).
-    pub fn fails_at(&self, severity: Severity) -> bool {
-        self.worst().is_some_and(|worst| worst >= severity)
-    }
 }
 
 /// Which namespaces and pods were audited.
@@ -87,112 +52,13 @@ pub struct Summary {
     pub info: usize,
 }
 
-/// How bad a finding is. Ordered: `Info < Warning < Critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Critical,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The finding codes of docs/DESIGN.md's pdb-audit table. Stable: never rename one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum FindingCode {
-    SingleReplicaEvictable,
-    #[serde(rename = "MultiplePDBs")]
-    MultiplePdbs,
-    DrainBlocked,
-    CurrentlyBlocking,
-    Crowded,
-    LooserThanIntended,
-    NoMatchingPods,
-    #[serde(rename = "NoPDB")]
-    NoPdb,
-    GracePeriodOverrides,
-}
-
-impl FindingCode {
-    /// Every code, in table order.
-    pub const ALL: [FindingCode; 9] = [
-        FindingCode::SingleReplicaEvictable,
-        FindingCode::MultiplePdbs,
-        FindingCode::DrainBlocked,
-        FindingCode::CurrentlyBlocking,
-        FindingCode::Crowded,
-        FindingCode::LooserThanIntended,
-        FindingCode::NoMatchingPods,
-        FindingCode::NoPdb,
-        FindingCode::GracePeriodOverrides,
-    ];
-
-    pub fn severity(self) -> Severity {
-        match self {
-            FindingCode::SingleReplicaEvictable | FindingCode::MultiplePdbs => Severity::Critical,
-            FindingCode::DrainBlocked | FindingCode::CurrentlyBlocking | FindingCode::Crowded => Severity::Warning,
-            FindingCode::LooserThanIntended
-            | FindingCode::NoMatchingPods
-            | FindingCode::NoPdb
-            | FindingCode::GracePeriodOverrides => Severity::Info,
-        }
-    }
-
-    /// The upstream function whose behaviour the finding is about.
-    pub fn upstream(self) -> Upstream {
-        match self {
-            FindingCode::SingleReplicaEvictable
-            | FindingCode::DrainBlocked
-            | FindingCode::Crowded
-            | FindingCode::LooserThanIntended
-            | FindingCode::NoMatchingPods => upstream::PDB_DISRUPTIONS,
-            FindingCode::CurrentlyBlocking | FindingCode::MultiplePdbs | FindingCode::NoPdb => upstream::CAN_EVICT_PODS,
-            FindingCode::GracePeriodOverrides => upstream::DELETE_EXPIRING_PODS,
-        }
-    }
-
-    /// The code as it appears in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingCode::SingleReplicaEvictable => "SingleReplicaEvictable",
-            FindingCode::MultiplePdbs => "MultiplePDBs",
-            FindingCode::DrainBlocked => "DrainBlocked",
-            FindingCode::CurrentlyBlocking => "CurrentlyBlocking",
-            FindingCode::Crowded => "Crowded",
-            FindingCode::LooserThanIntended => "LooserThanIntended",
-            FindingCode::NoMatchingPods => "NoMatchingPods",
-            FindingCode::NoPdb => "NoPDB",
-            FindingCode::GracePeriodOverrides => "GracePeriodOverrides",
-        }
-    }
-}
-
-impl std::fmt::Display for FindingCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One finding about a PDB (or, for `NoPDB`, a workload without one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
+    #[serde(serialize_with = "code")]
     pub code: FindingCode,
+    #[serde(serialize_with = "severity")]
     pub severity: Severity,
     /// `ns/name`; `null` for `NoPDB`.
     pub pdb: Option<String>,
@@ -290,46 +156,150 @@ pub struct NodePlacement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
+    #[serde(serialize_with = "code")]
     pub code: FindingCode,
     /// What part was not judged (`all`, or e.g. `node price and NodePool`).
     pub what: String,
     pub reason: String,
 }
 
-/// Audits every PodDisruptionBudget (and every workload without one) in `scope`.
-///
-/// Pure and deterministic: `now` only decides time-bound pod annotations (do-not-disrupt
-/// durations), exactly as the replay does.
-pub fn pdb_audit(snapshot: &Snapshot, now: Timestamp, scope: &Scope) -> PdbAudit {
-    let ctx = context::Context::new(snapshot, now, scope);
-    let mut findings: Vec<Finding> =
-        rules::findings(&ctx).into_iter().filter(|f| ctx.selected(f)).map(|f| f.finding).collect();
-    findings.sort_by(|a, b| {
-        b.severity.cmp(&a.severity).then_with(|| {
-            (a.pdb.is_none(), &a.pdb, a.code, &a.workload, &a.nodes).cmp(&(
-                b.pdb.is_none(),
-                &b.pdb,
-                b.code,
-                &b.workload,
-                &b.nodes,
-            ))
-        })
-    });
-    findings.dedup();
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    let summary = Summary {
-        pdbs: ctx.audited_pdbs(),
-        workloads: ctx.audited_workloads(),
-        critical: count(Severity::Critical),
-        warning: count(Severity::Warning),
-        info: count(Severity::Info),
-    };
+/// Codes serialise as their names in the contract (`MultiplePDBs`, `NoPDB`).
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's `serialize_with` passes a reference")]
+fn code<S: Serializer>(code: &FindingCode, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(code.as_str())
+}
+
+/// Severities serialise in lowercase (`critical`).
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's `serialize_with` passes a reference")]
+fn severity<S: Serializer>(severity: &Severity, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(severity.as_str())
+}
+
+/// The `PDBAudit` document of an audit.
+pub fn document(audit: &Audit) -> PdbAudit {
     PdbAudit {
         api_version: API_VERSION,
         kind: "PDBAudit",
-        scope: ctx.audit_scope(),
-        summary,
-        findings,
-        skipped: ctx.skipped(),
+        scope: AuditScope {
+            namespace: audit.scope.namespace.clone(),
+            all_namespaces: audit.scope.all_namespaces,
+            selector: audit.scope.selector.clone(),
+        },
+        summary: Summary {
+            pdbs: audit.pdbs,
+            workloads: audit.workloads,
+            critical: audit.count(Severity::Critical),
+            warning: audit.count(Severity::Warning),
+            info: audit.count(Severity::Info),
+        },
+        findings: audit.findings.iter().map(finding).collect(),
+        skipped: audit
+            .skipped
+            .iter()
+            .map(|s| Skipped { code: s.code, what: s.what.clone(), reason: s.reason.clone() })
+            .collect(),
+    }
+}
+
+fn finding(f: &audit::PdbFinding) -> Finding {
+    let (subject, facts) = (&f.subject, &f.facts);
+    Finding {
+        code: f.code,
+        severity: f.severity,
+        pdb: subject.pdb.clone(),
+        pdbs: subject.pdbs.clone(),
+        workload: subject.workload.clone(),
+        workloads: subject.workloads.clone(),
+        replicas: facts.replicas,
+        min_replicas: facts.min_replicas,
+        max_replicas: facts.max_replicas,
+        hpa: facts.hpa.clone(),
+        budget: facts.budget.clone(),
+        allowed: facts.allowed,
+        status: facts.status.map(|s| BudgetStatus {
+            expected_pods: s.expected_pods,
+            current_healthy: s.current_healthy,
+            desired_healthy: s.desired_healthy,
+            disruptions_allowed: s.disruptions_allowed,
+        }),
+        unhealthy_pod_eviction_policy: facts.unhealthy_pod_eviction_policy.clone(),
+        pods: subject.pods.clone(),
+        nodes: subject.nodes.clone(),
+        node_pools: facts.node_pools.clone(),
+        placement: facts.placement.iter().map(placement).collect(),
+        price_per_hour: facts.price_per_hour,
+        price_per_month: facts.price_per_month,
+        termination_grace_period: facts.termination_grace_period.clone(),
+        message: f.message.clone(),
+        fix: f.fix.change.clone(),
+        trade_off: f.fix.trade_off.clone(),
+        upstream: f.upstream,
+    }
+}
+
+fn placement(p: &audit::NodePlacement) -> NodePlacement {
+    NodePlacement {
+        node: p.node.clone(),
+        pods: p.pods,
+        karpenter: p.karpenter,
+        node_pool: p.node_pool.clone(),
+        instance_type: p.instance_type.clone(),
+        capacity_type: p.capacity_type.clone(),
+        price_per_hour: p.price_per_hour,
+        price_per_month: p.price_per_month,
+        termination_grace_period: p.termination_grace_period.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::document;
+    use crate::audit::fixtures::{audit, cluster, deployment, pdb, pod};
+
+    #[test]
+    fn json_follows_the_contract_and_is_deterministic() {
+        let mut docs = cluster(Some("1h"));
+        docs.extend(deployment("web", 1));
+        docs.push(pod("web-1", "web", "node-a"));
+        docs.push(pdb("web", "web", &json!({"maxUnavailable": 1}), [1, 1, 0, 1]));
+        docs.push(pdb("dup", "web", &json!({"maxUnavailable": 1}), [1, 1, 0, 1]));
+        let forward = document(&audit(docs.clone()));
+        docs.reverse();
+        let backward = document(&audit(docs));
+        assert_eq!(serde_json::to_string(&forward).unwrap(), serde_json::to_string(&backward).unwrap());
+        let json = serde_json::to_value(&forward).unwrap();
+        assert_eq!(json["apiVersion"], "kubectl-consolidation/v1alpha1");
+        assert_eq!(json["kind"], "PDBAudit");
+        let findings = json["findings"].as_array().unwrap();
+        let first = findings.iter().find(|f| f["code"] == "MultiplePDBs").unwrap();
+        assert_eq!(first["severity"], "critical");
+        assert_eq!(first["ref"], "karpenter: pkg/utils/pdb/pdb.go Limits.CanEvictPods");
+        for key in ["pdb", "workload", "replicas", "nodes", "nodePools", "message", "fix", "tradeOff"] {
+            assert!(first.get(key).is_some(), "missing {key} in {first}");
+        }
+        assert!(findings.iter().any(|f| f["code"] == "GracePeriodOverrides"));
+        assert_eq!(json["skipped"], json!([]));
+        for severity in ["critical", "warning", "info"] {
+            let counted = findings.iter().filter(|f| f["severity"] == severity).count();
+            assert_eq!(json["summary"][severity], counted, "summary.{severity}");
+        }
+        assert_eq!((&json["summary"]["pdbs"], &json["summary"]["workloads"]), (&json!(2), &json!(1)));
+    }
+
+    /// A PDB that selects no pod names no workload: `workload` is `null`, not absent.
+    #[test]
+    fn a_finding_without_a_workload_serialises_null() {
+        let mut docs = cluster(None);
+        docs.push(pdb("ghost", "ghost", &json!({"minAvailable": 1}), [0, 0, 1, 0]));
+        let json = serde_json::to_value(document(&audit(docs))).unwrap();
+        let ghost = &json["findings"][0];
+        assert_eq!(
+            (&ghost["code"], &ghost["workload"], &ghost["replicas"]),
+            (&json!("NoMatchingPods"), &Value::Null, &Value::Null)
+        );
+        assert_eq!(ghost["severity"], "info");
+        assert!(ghost.get("budget").is_some() && ghost.get("allowed").is_none(), "{ghost}");
     }
 }

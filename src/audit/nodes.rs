@@ -10,11 +10,13 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
-use super::HOURS_PER_MONTH;
 use crate::engine::labels::CAPACITY_TYPE;
 use crate::engine::pricing::{instance_type_name, node_price};
 use crate::engine::state::Cluster;
 use crate::snapshot::Snapshot;
+
+/// Hours in a month, as cloud price pages count them (365 × 24 / 12).
+pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// Kinds the audit reads beyond pods and PDBs, and whether each could be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

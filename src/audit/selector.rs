@@ -1,5 +1,6 @@
 //! kubectl's `-l` label-selector syntax (`a=b,c!=d,e in (x,y),f notin (z),g,!h`) parsed into a
-//! `LabelSelector`, so that matching stays in one place ([`crate::engine::labels::selector_matches`]).
+//! `LabelSelector`, so that matching stays in one place ([`crate::engine::labels::selector_matches`]),
+//! and a `LabelSelector` written back in that syntax for messages and fixes.
 //!
 //! Mirrors apimachinery `pkg/labels/selector.go` `Parse` for the forms kubectl documents.
 
@@ -12,6 +13,27 @@ pub fn parse_selector(text: &str) -> Result<LabelSelector, String> {
         expressions.push(parse_term(&term)?);
     }
     Ok(LabelSelector { match_labels: None, match_expressions: Some(expressions) })
+}
+
+/// A selector in kubectl's `-l` syntax (`app=web,tier in (a,b)`).
+pub(super) fn selector_text(selector: Option<&LabelSelector>) -> String {
+    let Some(selector) = selector else { return "<none>".to_owned() };
+    let mut terms: Vec<String> = selector.match_labels.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
+    for e in selector.match_expressions.iter().flatten() {
+        let values = e.values.as_deref().unwrap_or_default().join(",");
+        terms.push(match e.operator.as_str() {
+            "In" => format!("{} in ({values})", e.key),
+            "NotIn" => format!("{} notin ({values})", e.key),
+            "Exists" => e.key.clone(),
+            "DoesNotExist" => format!("!{}", e.key),
+            other => format!("{} {other} ({values})", e.key),
+        });
+    }
+    if terms.is_empty() {
+        "<everything>".to_owned()
+    } else {
+        terms.join(",")
+    }
 }
 
 /// Splits on commas outside parentheses; empty terms are ignored.

@@ -1,26 +1,13 @@
-//! The concrete changes findings propose (`kubectl` commands a user can paste) and the small
-//! wording helpers messages share. Commands are built here, once, so their quoting is
+//! The concrete changes findings propose (`kubectl` commands a user can paste, the `change` of
+//! a [`super::finding::Fix`]) and the small wording helpers messages share. Commands are built here, once, so their quoting is
 //! consistent; JSON payloads go through `serde_json` so they are always valid.
 
 use serde_json::{json, Value};
 
 use super::budget::Rule;
+use super::nodes::HOURS_PER_MONTH;
 use super::workloads::Workload;
-use super::HOURS_PER_MONTH;
 use crate::snapshot::{PodDisruptionBudget, StringMap};
-
-/// A fix and its cost.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Fix {
-    pub fix: String,
-    pub trade_off: String,
-}
-
-impl Fix {
-    pub(super) fn new(fix: impl Into<String>, trade_off: impl Into<String>) -> Fix {
-        Fix { fix: fix.into(), trade_off: trade_off.into() }
-    }
-}
 
 /// `kubectl patch pdb NAME -n NS --type=json -p '[…]'`.
 pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, ops: &[Value]) -> String {

@@ -7,20 +7,21 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use super::code::FindingCode;
+use super::facts::{PdbFinding, Skipped};
 use super::nodes::{Nodes, Readable};
+use super::scope::Scope;
 use super::selector::parse_selector;
 use super::workloads::{collect, owner_of, Workload, WorkloadId};
-use super::{AuditScope, Finding, FindingCode, Skipped};
 use crate::engine::labels::selector_matches;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
-use crate::report::Scope;
 use crate::snapshot::{Pod, PodDisruptionBudget, Snapshot, StringMap};
 
 /// A finding plus what `-l` filters it by.
 #[derive(Debug, Clone)]
 pub(super) struct Draft<'a> {
-    pub finding: Finding,
+    pub finding: PdbFinding,
     /// The pods it is about; it is kept when one of them matches `-l`.
     pub pods: Vec<&'a Pod>,
     /// For findings without pods (`NoMatchingPods`): the PDB, kept when its own labels match.
@@ -53,8 +54,7 @@ impl<'a> Context<'a> {
     pub(super) fn new(snapshot: &'a Snapshot, now: Timestamp, scope: &'a Scope) -> Context<'a> {
         let unread: BTreeMap<String, String> =
             snapshot.info.unread.iter().map(|u| (normalise_kind(&u.kind), u.reason.clone())).collect();
-        let in_scope =
-            |namespace: &str| scope.all_namespaces || namespace == scope.namespace.as_deref().unwrap_or("default");
+        let in_scope = |namespace: &str| scope.includes(namespace);
         let pods: Vec<&Pod> = snapshot
             .pods
             .iter()
@@ -145,16 +145,9 @@ impl<'a> Context<'a> {
         self.workloads.values().filter(|w| w.pods.iter().any(|p| self.label_selected(&p.metadata.labels))).count()
     }
 
-    pub(super) fn audit_scope(&self) -> AuditScope {
-        AuditScope {
-            namespace: if self.scope.all_namespaces {
-                None
-            } else {
-                Some(self.scope.namespace.clone().unwrap_or_else(|| "default".to_owned()))
-            },
-            all_namespaces: self.scope.all_namespaces,
-            selector: self.scope.selector.clone(),
-        }
+    /// The scope as audited (see [`Scope::audited`]).
+    pub(super) fn audited_scope(&self) -> Scope {
+        self.scope.audited()
     }
 
     /// Why `kinds` could not be read, in one sentence; `None` when they all were.
