@@ -2,7 +2,8 @@
 
 use super::table::{kubectl, markdown as markdown_table};
 use super::Styles;
-use crate::report::pdb_audit::{Finding, PdbAudit, Severity};
+use crate::report::pdb_audit::{Finding, PdbAudit};
+use crate::report::views::Severity;
 
 const HEADERS: [&str; 7] = ["SEVERITY", "PDB", "WORKLOAD", "REPLICAS", "CODE", "NODE", "MESSAGE"];
 const WIDE_HEADERS: [&str; 10] =

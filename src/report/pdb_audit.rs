@@ -5,14 +5,14 @@
 //! Judges nothing: the rules, severities and budget arithmetic live in `audit/`. It must not do
 //! I/O or format for a terminal (that is `render/`).
 
+use std::fmt;
+
 use serde::{Serialize, Serializer};
 
+use super::views::Severity;
 use crate::audit::{self, Audit};
 use crate::snapshot::API_VERSION;
 use crate::upstream::Upstream;
-
-/// Re-exported for `render/`, which reads the document only.
-pub use crate::audit::{FindingCode, Severity};
 
 /// The `pdb-audit` document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,9 +56,7 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    #[serde(serialize_with = "code")]
     pub code: FindingCode,
-    #[serde(serialize_with = "severity")]
     pub severity: Severity,
     /// `ns/name`; `null` for `NoPDB`.
     pub pdb: Option<String>,
@@ -156,23 +154,33 @@ pub struct NodePlacement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
-    #[serde(serialize_with = "code")]
     pub code: FindingCode,
     /// What part was not judged (`all`, or e.g. `node price and NodePool`).
     pub what: String,
     pub reason: String,
 }
 
-/// Codes serialise as their names in the contract (`MultiplePDBs`, `NoPDB`).
-#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's `serialize_with` passes a reference")]
-fn code<S: Serializer>(code: &FindingCode, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(code.as_str())
+/// A finding code (`findings[].code`, `skipped[].code`), spelled as the contract spells it
+/// (`MultiplePDBs`, `NoPDB`). Wraps the audit's code so that `render/` never sees `audit/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FindingCode(audit::FindingCode);
+
+impl From<audit::FindingCode> for FindingCode {
+    fn from(code: audit::FindingCode) -> Self {
+        FindingCode(code)
+    }
 }
 
-/// Severities serialise in lowercase (`critical`).
-#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's `serialize_with` passes a reference")]
-fn severity<S: Serializer>(severity: &Severity, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(severity.as_str())
+impl fmt::Display for FindingCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
+
+impl Serialize for FindingCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.as_str())
+    }
 }
 
 /// The `PDBAudit` document of an audit.
@@ -188,15 +196,15 @@ pub fn document(audit: &Audit) -> PdbAudit {
         summary: Summary {
             pdbs: audit.pdbs,
             workloads: audit.workloads,
-            critical: audit.count(Severity::Critical),
-            warning: audit.count(Severity::Warning),
-            info: audit.count(Severity::Info),
+            critical: audit.count(audit::Severity::Critical),
+            warning: audit.count(audit::Severity::Warning),
+            info: audit.count(audit::Severity::Info),
         },
         findings: audit.findings.iter().map(finding).collect(),
         skipped: audit
             .skipped
             .iter()
-            .map(|s| Skipped { code: s.code, what: s.what.clone(), reason: s.reason.clone() })
+            .map(|s| Skipped { code: s.code.into(), what: s.what.clone(), reason: s.reason.clone() })
             .collect(),
     }
 }
@@ -204,8 +212,8 @@ pub fn document(audit: &Audit) -> PdbAudit {
 fn finding(f: &audit::PdbFinding) -> Finding {
     let (subject, facts) = (&f.subject, &f.facts);
     Finding {
-        code: f.code,
-        severity: f.severity,
+        code: f.code.into(),
+        severity: f.severity.into(),
         pdb: subject.pdb.clone(),
         pdbs: subject.pdbs.clone(),
         workload: subject.workload.clone(),

@@ -1,10 +1,12 @@
-//! The serialised shapes of engine values that several documents share: verdicts, actions,
-//! steps, pod moves, replacements and budget lines. The engine's types carry no format; these
-//! are the `-o json|yaml` contract (docs/DESIGN.md), so their field names and spellings are an
-//! interface. Each converts from its engine twin and nothing else.
+//! The serialised shapes of values that several documents share: verdicts, actions, steps,
+//! pod moves, replacements, budget lines, and findings' severities. The engine's and the
+//! audit's types carry no format; these are the `-o json|yaml` contract (docs/DESIGN.md), so
+//! their field names and spellings are an interface. Each converts from its engine (or audit)
+//! twin and nothing else.
 
 use serde::Serialize;
 
+use crate::audit;
 use crate::engine::{self, budget::BudgetStatus, method::Replacement};
 use crate::reason::Reason;
 
@@ -174,5 +176,35 @@ impl From<&BudgetStatus> for BudgetLine {
             window_opens_at: b.window_opens_at,
             error: b.error.clone(),
         }
+    }
+}
+
+/// How bad a finding is (`findings[].severity`; today `pdb-audit`'s, later `explain`'s and
+/// `plan`'s impact findings too). Ordered: `Info < Warning < Critical`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl From<audit::Severity> for Severity {
+    fn from(s: audit::Severity) -> Self {
+        match s {
+            audit::Severity::Info => Severity::Info,
+            audit::Severity::Warning => Severity::Warning,
+            audit::Severity::Critical => Severity::Critical,
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        })
     }
 }
