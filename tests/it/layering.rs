@@ -31,6 +31,27 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "src/audit",
+        &[
+            "kube::",
+            "tokio",
+            "clap",
+            "std::fs",
+            "std::env",
+            "SystemTime",
+            "Instant",
+            "crate::source",
+            "crate::report",
+            "crate::render",
+            "crate::app",
+            "crate::cli",
+            "Timestamp::now",
+            // The judgement carries no output format: documents and their serde live in report/.
+            "Serialize",
+            "serde::",
+        ],
+    ),
+    (
         "src/report",
         &[
             "kube::",
@@ -42,10 +63,14 @@ const RULES: &[(&str, &[&str])] = &[
             "crate::app",
             // render/ may import only report/: a re-export would hand it engine types.
             "pub use crate::engine",
+            "pub use crate::audit",
             "pub use crate::snapshot",
         ],
     ),
-    ("src/render", &["kube::", "crate::engine", "crate::snapshot", "crate::source", "crate::app", "std::fs"]),
+    (
+        "src/render",
+        &["kube::", "crate::engine", "crate::audit", "crate::snapshot", "crate::source", "crate::app", "std::fs"],
+    ),
     ("src/snapshot", &["kube::", "tokio", "crate::engine", "crate::render", "crate::source", "crate::app", "std::fs"]),
     // The edge in reads the world into a Snapshot; it never decides or prints.
     ("src/source", &["crate::engine", "crate::report", "crate::render", "crate::app"]),
@@ -95,6 +120,12 @@ fn the_checker_flags_a_violating_file() {
     assert_eq!(violations(text, banned), [(4, "SystemTime"), (5, "kube::")]);
     assert_eq!(violations("use crate::snapshot::Snapshot;\n", banned), []);
     assert!(!is_allowed("src/engine/replay.rs", "crate::source"), "no file is excepted today");
+    let audit = RULES.iter().find(|(dir, _)| *dir == "src/audit").expect("audit rule").1;
+    let judged = "use crate::report::pdb_audit::PdbAudit;\nlet t = Timestamp::now();\n#[derive(Serialize)]\n";
+    assert_eq!(violations(judged, audit), [(1, "crate::report"), (2, "Timestamp::now"), (3, "Serialize")]);
+    let render = RULES.iter().find(|(dir, _)| *dir == "src/render").expect("render rule").1;
+    let rendering = "use crate::audit::Severity;\nuse crate::report::pdb_audit::Severity;\n";
+    assert_eq!(violations(rendering, render), [(1, "crate::audit")]);
 }
 
 /// Every (1-based line, banned word) found in `text`.
