@@ -86,7 +86,7 @@ pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudge
             continue;
         }
         *counted.entry(pool).or_default() += 1;
-        if !node.ready() || node.marked_for_deletion() || node.already_disrupting() {
+        if !node.ready() || node.deleting() {
             disrupting.entry(pool).or_default().push(node.name.clone());
         }
     }

@@ -14,6 +14,7 @@ pub mod cost;
 pub mod labels;
 pub mod method;
 pub mod nodepool;
+pub mod min_values;
 pub mod pdb;
 pub mod pod;
 pub mod pricing;

@@ -79,38 +79,57 @@ impl<'a> Limits<'a> {
     ///
     /// Mirrors [`crate::upstream::CAN_EVICT_PODS`].
     pub fn can_evict_pods(&self, pods: &[&Pod], now: Timestamp) -> Vec<EvictionBlock> {
-        let mut blocks = Vec::new();
-        for pod in pods {
-            if !pod::is_evictable(pod, now) {
-                continue;
-            }
-            let matching = self.matching(pod);
-            match matching.as_slice() {
-                [] => {}
-                [one] => {
-                    if one.status.disruptions_allowed == 0 && !unhealthy_exempt(one, pod) {
-                        blocks.push(EvictionBlock::NoDisruptionsAllowed {
-                            pod: pod.metadata.key(),
-                            pdb: one.metadata.key(),
-                        });
-                    }
-                }
-                many => blocks.push(EvictionBlock::MultiplePdbs {
-                    pod: pod.metadata.key(),
-                    pdbs: many.iter().map(|p| p.metadata.key()).collect(),
-                }),
-            }
-        }
-        blocks
+        pods.iter().filter_map(|pod| self.is_evictable(pod, now, Blocker::ZeroDisruptions).err()).collect()
     }
 
-    /// Whether the pod would be moved by a disruption: not do-not-disrupt and not under a
-    /// fully blocking PDB.
+    /// The one test behind both uses of PDBs, in upstream's order: a pod Karpenter would not
+    /// evict at all (`IsEvictable` false) is never blocked; then several PDBs block whatever
+    /// they allow (the eviction API refuses them); then, for the one PDB, a not-Ready pod under
+    /// `unhealthyPodEvictionPolicy: AlwaysAllow` passes; then the blocker decides.
     ///
-    /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable`.
-    pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
-        !pod::is_do_not_disrupt_active(pod, now) && !self.matching(pod).iter().any(|p| is_fully_blocking(p))
+    /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `Limits.isEvictable`.
+    fn is_evictable(&self, pod: &Pod, now: Timestamp, blocker: Blocker) -> Result<(), EvictionBlock> {
+        if !pod::is_evictable(pod, now) {
+            return Ok(());
+        }
+        let matching = self.matching(pod);
+        if matching.len() > 1 {
+            return Err(EvictionBlock::MultiplePdbs {
+                pod: pod.metadata.key(),
+                pdbs: matching.iter().map(|p| p.metadata.key()).collect(),
+            });
+        }
+        let Some(one) = matching.first() else { return Ok(()) };
+        if unhealthy_exempt(one, pod) {
+            return Ok(());
+        }
+        let blocks = match blocker {
+            Blocker::ZeroDisruptions => one.status.disruptions_allowed == 0,
+            Blocker::FullyBlocking => is_fully_blocking(one),
+        };
+        if blocks {
+            return Err(EvictionBlock::NoDisruptionsAllowed { pod: pod.metadata.key(), pdb: one.metadata.key() });
+        }
+        Ok(())
     }
+
+    /// Whether the simulation must find the pod a place: reschedulable, not do-not-disrupt,
+    /// and not fully blocked (a fully blocking PDB, or several PDBs at once).
+    ///
+    /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable` / `isFullyBlocked`.
+    pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
+        let fully_blocked = self.is_evictable(pod, now, Blocker::FullyBlocking).is_err();
+        pod::is_reschedulable(pod) && pod::is_disruptable(pod, now) && !fully_blocked
+    }
+}
+
+/// What makes a single PDB block (upstream's `evictionBlocker`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Blocker {
+    /// `status.disruptionsAllowed == 0`: the candidate gate (`CanEvictPods`).
+    ZeroDisruptions,
+    /// [`is_fully_blocking`]: which pods the simulation moves (`isFullyBlocked`).
+    FullyBlocking,
 }
 
 /// `unhealthyPodEvictionPolicy: AlwaysAllow` lets a not-Ready pod go whatever the budget.
@@ -119,11 +138,15 @@ fn unhealthy_exempt(pdb: &PodDisruptionBudget, pod: &Pod) -> bool {
         && crate::snapshot::condition(&pod.status.conditions, "Ready").is_some_and(|c| c.status == "False")
 }
 
-/// `maxUnavailable: 0`, `maxUnavailable: "0%"` or `minAvailable: "100%"`.
+/// `maxUnavailable: 0` (an integer), `maxUnavailable: "0%"` or `minAvailable: "100%"`.
+///
+/// As upstream (`newPdb`), the type of the intstr decides: the string `"0"` is neither the
+/// integer 0 nor `"0%"`, so it does not fully block (apimachinery `IntOrString.UnmarshalJSON`
+/// keeps a quoted value as a string).
 pub fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
     let max_zero = match &pdb.spec.max_unavailable {
         Some(IntOrString::Int(0)) => true,
-        Some(IntOrString::String(s)) => s == "0%" || s == "0",
+        Some(IntOrString::String(s)) => s == "0%",
         _ => false,
     };
     let min_all = matches!(&pdb.spec.min_available, Some(IntOrString::String(s)) if s == "100%");
@@ -137,8 +160,9 @@ pub fn is_ready(pod: &Pod) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{EvictionBlock, Limits};
+    use super::{is_fully_blocking, EvictionBlock, Limits};
     use crate::snapshot::{Pod, PodDisruptionBudget};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
     fn pod(name: &str, app: &str) -> Pod {
@@ -228,5 +252,66 @@ mod tests {
         let mut p = pod("1", "web");
         p.status.phase = Some("Succeeded".into());
         assert!(Limits::new(&pdbs).can_evict_pods(&[&p], now()).is_empty());
+    }
+
+    fn fully_blocking(name: &str, app: &str) -> PodDisruptionBudget {
+        let mut b = pdb(name, app, 0);
+        b.spec.max_unavailable = Some(IntOrString::Int(0));
+        b
+    }
+
+    fn not_ready(mut p: Pod) -> Pod {
+        p.status.conditions.push(crate::snapshot::Condition {
+            type_: "Ready".into(),
+            status: "False".into(),
+            ..Default::default()
+        });
+        p
+    }
+
+    /// `isEvictable`: AlwaysAllow lets a not-Ready pod through `isFullyBlocked` too.
+    #[test]
+    fn always_allow_unready_pod_is_simulated_despite_a_fully_blocking_pdb() {
+        let mut budget = fully_blocking("a", "web");
+        budget.spec.unhealthy_pod_eviction_policy = Some("AlwaysAllow".into());
+        let pdbs = [budget];
+        let limits = Limits::new(&pdbs);
+        assert!(limits.is_currently_reschedulable(&not_ready(pod("1", "web")), now()));
+        assert!(!limits.is_currently_reschedulable(&pod("2", "web"), now()));
+    }
+
+    /// `isEvictable` returns "evictable" first for pods `IsEvictable` rejects (here: one that
+    /// tolerates the disrupted taint), before any PDB is looked at.
+    #[test]
+    fn a_pod_karpenter_would_not_evict_is_not_fully_blocked() {
+        let pdbs = [fully_blocking("a", "web")];
+        let mut p = pod("1", "web");
+        p.spec.tolerations.push(k8s_openapi::api::core::v1::Toleration {
+            key: Some("karpenter.sh/disrupted".into()),
+            operator: Some("Exists".into()),
+            ..Default::default()
+        });
+        assert!(Limits::new(&pdbs).is_currently_reschedulable(&p, now()));
+    }
+
+    /// `isEvictable`: more than one PDB blocks under either blocker.
+    #[test]
+    fn a_pod_under_two_pdbs_is_fully_blocked() {
+        let pdbs = [pdb("a", "web", 5), pdb("b", "web", 5)];
+        assert!(!Limits::new(&pdbs).is_currently_reschedulable(&pod("1", "web"), now()));
+    }
+
+    /// `newPdb`: only an integer 0 (or "0%") for maxUnavailable fully blocks.
+    #[test]
+    fn the_string_zero_does_not_fully_block() {
+        let mut string_zero = pdb("a", "web", 1);
+        string_zero.spec.max_unavailable = Some(IntOrString::String("0".into()));
+        assert!(!is_fully_blocking(&string_zero));
+        string_zero.spec.max_unavailable = Some(IntOrString::String("0%".into()));
+        assert!(is_fully_blocking(&string_zero));
+        string_zero.spec.max_unavailable = None;
+        string_zero.spec.min_available = Some(IntOrString::String("100%".into()));
+        assert!(is_fully_blocking(&string_zero));
+        assert!(is_fully_blocking(&fully_blocking("b", "web")));
     }
 }

@@ -90,6 +90,13 @@ pub fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp) -> bool {
     matches!(do_not_disrupt(pod, now), DoNotDisrupt::Active { .. })
 }
 
+/// Not active, or do-not-disrupt not in force: terminal and terminating pods never hold a node.
+///
+/// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsDisruptable`.
+pub fn is_disruptable(pod: &Pod, now: Timestamp) -> bool {
+    !is_active(pod) || !is_do_not_disrupt_active(pod, now)
+}
+
 /// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule` (then it is not evicted).
 pub fn tolerates_disrupted_taint(pod: &Pod) -> bool {
     pod.spec.tolerations.iter().any(|t| {

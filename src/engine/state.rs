@@ -90,6 +90,16 @@ impl<'a> StateNode<'a> {
             || self.claim.is_some_and(|c| is_true(&c.status.conditions, "DisruptionReason"))
     }
 
+    /// Deleting for the scheduling simulation: marked for deletion, or already in Karpenter's
+    /// orchestration queue — the queue's `StartCommand` marks its candidates for deletion in
+    /// memory (`Cluster.MarkForDeletion`), which a snapshot shows as the taint or condition.
+    ///
+    /// Mirrors karpenter `pkg/controllers/state/statenode.go` `StateNode.MarkedForDeletion` as
+    /// `StateNodes.Deleting` reads it.
+    pub fn deleting(&self) -> bool {
+        self.marked_for_deletion() || self.already_disrupting()
+    }
+
     /// The Node's `Ready` condition is `True`.
     pub fn ready(&self) -> bool {
         self.node.is_some_and(|n| is_true(&n.status.conditions, "Ready"))

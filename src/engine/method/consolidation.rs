@@ -4,13 +4,17 @@
 //! Mirrors karpenter `pkg/controllers/disruption/consolidation.go` (`computeConsolidation`,
 //! `computeSpotToSpotConsolidation`), `scheduling/nodeclaim.go`
 //! (`RemoveInstanceTypeOptionsByPriceAndMinValues`) and `cloudprovider/types.go`
-//! (`WorstLaunchPrice`). minValues is not re-checked after the price filter.
+//! (`WorstLaunchPrice`). minValues is re-checked after every narrowing ([`MinValues`]); an
+//! unpriced candidate counts 0 in the candidates' price (`sumCandidatePrices`); and one guard of
+//! our own sits on top: no replacement without a positive saving at its worst launch price.
 
 use std::collections::BTreeSet;
 
+use super::multi_node::filter_out_same_instance_type;
 use super::{Decision, Replacement};
 use crate::engine::candidate::Candidate;
 use crate::engine::labels::CAPACITY_TYPE;
+use crate::engine::min_values::MinValues;
 use crate::engine::pricing::{cheapest_price, worst_launch_price};
 use crate::engine::scheduling::requirements::{Requirement, Requirements};
 use crate::engine::scheduling::{self, offering_compatible, NewClaim, Options, Results, World};
@@ -92,79 +96,26 @@ pub fn compute_consolidation(
     let claim = results.new_claims[0].clone();
     let types: Vec<&InstanceType> =
         claim.instance_types.iter().filter_map(|n| cluster.instance_types.get(n.as_str()).copied()).collect();
-    let all_spot = candidates.iter().all(|c| cluster.nodes[c.index].label(CAPACITY_TYPE) == Some("spot"));
-    let allows_spot = claim.requirements.get(CAPACITY_TYPE).is_none_or(|r| r.allows("spot"));
-    if candidates.iter().any(|c| c.price.is_none()) {
-        let unknown: Vec<&str> = candidates.iter().filter(|c| c.price.is_none()).map(|c| c.name.as_str()).collect();
-        return nothing(
-            results,
-            Reason::new(
-                Code::PriceUnknown,
-                format!(
-                    "no price for {}: Karpenter prices it 0, so nothing is cheaper and it can only be deleted",
-                    unknown.join(", ")
-                ),
-            )
-            .hint("pass --prices (Karpenter's /metrics or an InstanceTypes document)"),
-        );
-    }
-    let mut reqs = claim.requirements.clone();
-    if all_spot && allows_spot {
-        if !cluster.snapshot.feature_gate("SpotToSpotConsolidation") {
-            return nothing(
-                results,
-                Reason::new(
-                    Code::SpotToSpotDisabled,
-                    "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
-                )
-                .hint(
-                    "enable the SpotToSpotConsolidation feature gate (settings.featureGates.spotToSpotConsolidation)",
-                ),
-            );
+    let min_values = MinValues::of_pool(cluster.pools.get(claim.node_pool.as_str()).copied());
+    let unpriced: Vec<&str> = candidates.iter().filter(|c| c.price.is_none()).map(|c| c.name.as_str()).collect();
+    let narrowed = match narrow(cluster, candidates, &claim, &types, &min_values, candidate_price, kind) {
+        Ok(narrowed) => narrowed,
+        Err(reason) => return nothing(results, not_cheaper_hint(reason, &unpriced)),
+    };
+    let (cheaper, reqs) = match kind {
+        Kind::Single => narrowed,
+        Kind::Multi => {
+            let (options, reqs) = narrowed;
+            match filter_out_same_instance_type(cluster, candidates, &options, &reqs, &min_values) {
+                Ok(kept) => (kept, reqs),
+                Err(reason) => return nothing(results, reason),
+            }
         }
-        reqs.add(CAPACITY_TYPE, &Requirement::in_values(["spot"]));
-    }
-    let mut cheaper = cheaper_types(&types, &reqs, candidate_price);
-    if kind == Kind::Multi {
-        match filter_out_same_instance_type(cluster, candidates, &cheaper, &reqs) {
-            Ok(kept) => cheaper = kept,
-            Err(reason) => return nothing(results, reason),
-        }
-    }
-    if cheaper.is_empty() {
-        let cheapest_worst = types
-            .iter()
-            .filter_map(|it| worst_launch_price(it.offerings.iter().filter(|o| offering_compatible(o, &reqs))))
-            .min_by(f64::total_cmp);
-        let detail = cheapest_worst.map_or_else(
-            || "no available offering".to_owned(),
-            |p| format!("cheapest worst-case launch price ${p:.4}/h >= ${candidate_price:.4}/h"),
-        );
-        return nothing(
-            results,
-            Reason::new(Code::NotCheaper, format!("Can't replace with a cheaper node ({detail})")),
-        );
-    }
-    if all_spot && allows_spot && kind == Kind::Single {
-        if cheaper.len() < MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT {
-            return nothing(
-                results,
-                Reason::new(
-                    Code::SpotFlexibilityTooLow,
-                    format!(
-                        "SpotToSpotConsolidation requires {MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT} cheaper instance type options than the current candidate to consolidate, got {}",
-                        cheaper.len()
-                    ),
-                ),
-            );
-        }
-        cheaper.truncate(MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT);
-    }
-    let ct = reqs.get(CAPACITY_TYPE);
-    if ct.is_none_or(|r| r.allows("spot") && r.allows("on-demand")) {
-        reqs.add(CAPACITY_TYPE, &Requirement::in_values(["spot"]));
-    }
+    };
     let replacement = replacement(&claim, &cheaper, &reqs);
+    if let Err(reason) = positive_worst_case_savings(candidate_price, &replacement) {
+        return nothing(results, reason);
+    }
     let savings = candidate_price - replacement.cheapest_price.unwrap_or(0.0);
     let findings = vec![Reason::new(
         Code::Replacement,
@@ -179,9 +130,132 @@ pub fn compute_consolidation(
     Move { decision: Some(Decision::Replace), replacement: Some(replacement), savings, results, findings }
 }
 
-/// Types whose worst-case launch price is strictly below `limit`, cheapest first.
+/// The replacement's instance types and requirements after the price filter (and, for spot
+/// candidates, the spot-to-spot rules), or why no replacement is valid.
+///
+/// Mirrors the replace branch of [`crate::upstream::COMPUTE_CONSOLIDATION`] and
+/// [`crate::upstream::SPOT_TO_SPOT`].
+fn narrow<'a>(
+    cluster: &Cluster<'a>,
+    candidates: &[&Candidate<'_>],
+    claim: &NewClaim,
+    types: &[&'a InstanceType],
+    min_values: &MinValues,
+    candidate_price: f64,
+    kind: Kind,
+) -> Result<(Vec<&'a InstanceType>, Requirements), Reason> {
+    let all_spot = candidates.iter().all(|c| cluster.nodes[c.index].label(CAPACITY_TYPE) == Some("spot"));
+    let allows_spot = claim.requirements.get(CAPACITY_TYPE).is_none_or(|r| r.allows("spot"));
+    let mut reqs = claim.requirements.clone();
+    if all_spot && allows_spot {
+        if !cluster.snapshot.feature_gate("SpotToSpotConsolidation") {
+            return Err(Reason::new(
+                Code::SpotToSpotDisabled,
+                "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+            )
+            .hint("enable the SpotToSpotConsolidation feature gate (settings.featureGates.spotToSpotConsolidation)"));
+        }
+        reqs.add(CAPACITY_TYPE, &Requirement::in_values(["spot"]));
+        let compatible: Vec<&InstanceType> = types
+            .iter()
+            .copied()
+            .filter(|it| it.offerings.iter().any(|o| o.available && offering_compatible(o, &reqs)))
+            .collect();
+        let mut cheaper = remove_by_price_and_min_values(&compatible, &reqs, min_values, candidate_price)?;
+        if cheaper.is_empty() {
+            return Err(not_cheaper(&compatible, &reqs, candidate_price));
+        }
+        if kind == Kind::Single {
+            if cheaper.len() < MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT {
+                return Err(Reason::new(
+                    Code::SpotFlexibilityTooLow,
+                    format!(
+                        "SpotToSpotConsolidation requires {MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT} cheaper instance type options than the current candidate to consolidate, got {}",
+                        cheaper.len()
+                    ),
+                ));
+            }
+            // With minValues, keep as many as they need when that is more than 15 (the list
+            // is cheapest first, so the count `SatisfiesMinValues` returns is a prefix).
+            let needed = min_values.satisfied_by(&cheaper).unwrap_or(cheaper.len());
+            cheaper.truncate(MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT.max(needed));
+        }
+        return Ok((cheaper, reqs));
+    }
+    let cheaper = remove_by_price_and_min_values(types, &reqs, min_values, candidate_price)?;
+    if cheaper.is_empty() {
+        return Err(not_cheaper(types, &reqs, candidate_price));
+    }
+    // The filter priced the launch as spot when spot is allowed: pin it, so that a spot
+    // shortage fails the launch instead of buying dearer on-demand capacity.
+    let ct = reqs.get(CAPACITY_TYPE);
+    if ct.is_none_or(|r| r.allows("spot") && r.allows("on-demand")) {
+        reqs.add(CAPACITY_TYPE, &Requirement::in_values(["spot"]));
+    }
+    Ok((cheaper, reqs))
+}
+
+/// Keeps the types whose worst-case launch price is strictly below `max_price` (cheapest
+/// first), then re-checks minValues on what is left: a narrowing that breaks them makes the
+/// move invalid, with upstream's `Filtering by price: …` text.
 ///
 /// Mirrors [`crate::upstream::FILTER_BY_PRICE`].
+pub fn remove_by_price_and_min_values<'a>(
+    types: &[&'a InstanceType],
+    reqs: &Requirements,
+    min_values: &MinValues,
+    max_price: f64,
+) -> Result<Vec<&'a InstanceType>, Reason> {
+    let kept = cheaper_types(types, reqs, max_price);
+    match min_values.satisfied_by(&kept) {
+        Ok(_) => Ok(kept),
+        Err(e) => Err(Reason::new(Code::MinValuesNotMet, format!("Filtering by price: {e}")).at(upstream::FILTER_BY_PRICE)),
+    }
+}
+
+fn not_cheaper(types: &[&InstanceType], reqs: &Requirements, candidate_price: f64) -> Reason {
+    let cheapest_worst = types
+        .iter()
+        .filter_map(|it| worst_launch_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))))
+        .min_by(f64::total_cmp);
+    let detail = cheapest_worst.map_or_else(
+        || "no available offering".to_owned(),
+        |p| format!("cheapest worst-case launch price ${p:.4}/h >= ${candidate_price:.4}/h"),
+    );
+    Reason::new(Code::NotCheaper, format!("Can't replace with a cheaper node ({detail})"))
+}
+
+/// An unpriced candidate counts 0 in the candidates' price (`sumCandidatePrices`); when that
+/// is why nothing is cheaper, say so.
+fn not_cheaper_hint(reason: Reason, unpriced: &[&str]) -> Reason {
+    if reason.code != Code::NotCheaper || unpriced.is_empty() {
+        return reason;
+    }
+    Reason::new(
+        Code::PriceUnknown,
+        format!("{}; no price for {}, which Karpenter counts as 0", reason.message, unpriced.join(", ")),
+    )
+    .hint("pass --prices (Karpenter's /metrics or an InstanceTypes document)")
+}
+
+/// The guard no configuration turns off: a replacement is proposed only if it saves money
+/// even at its worst launch price. Upstream's filter keeps only types whose worst price is
+/// below the candidates' (so this holds whenever the filter ran on the final requirements);
+/// the guard makes it hold whatever a later narrowing (spot pinning, reserved offerings) did.
+pub fn positive_worst_case_savings(candidate_price: f64, replacement: &Replacement) -> Result<(), Reason> {
+    match replacement.worst_price {
+        Some(worst) if candidate_price - worst > 0.0 => Ok(()),
+        worst => Err(Reason::new(
+            Code::NoPositiveSavings,
+            format!(
+                "the replacement's worst launch price {} is not below the candidates' ${candidate_price:.4}/h: no saving is certain",
+                worst.map_or_else(|| "is unknown and".to_owned(), |w| format!("${w:.4}/h"))
+            ),
+        )),
+    }
+}
+
+/// Types whose worst-case launch price is strictly below `limit`, cheapest first.
 fn cheaper_types<'a>(types: &[&'a InstanceType], reqs: &Requirements, limit: f64) -> Vec<&'a InstanceType> {
     let mut kept: Vec<(&InstanceType, f64)> = types
         .iter()
@@ -195,42 +269,6 @@ fn cheaper_types<'a>(types: &[&'a InstanceType], reqs: &Requirements, limit: f64
     };
     kept.sort_by(|a, b| cheapest(a.0).total_cmp(&cheapest(b.0)).then_with(|| a.0.name.cmp(&b.0.name)));
     kept.into_iter().map(|(it, _)| it).collect()
-}
-
-/// Stops "delete N nodes and launch one identical node".
-///
-/// Mirrors [`crate::upstream::FILTER_SAME_INSTANCE_TYPE`].
-fn filter_out_same_instance_type<'a>(
-    cluster: &Cluster<'_>,
-    candidates: &[&Candidate<'_>],
-    options: &[&'a InstanceType],
-    reqs: &Requirements,
-) -> Result<Vec<&'a InstanceType>, Reason> {
-    let candidate_types: BTreeSet<&str> =
-        candidates.iter().filter_map(|c| c.instance_type.map(|it| it.name.as_str())).collect();
-    if !options.iter().any(|it| candidate_types.contains(it.name.as_str())) {
-        return Ok(options.to_vec());
-    }
-    let limit = candidate_types
-        .iter()
-        .filter_map(|name| cluster.instance_types.get(name))
-        .filter_map(|it| cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))))
-        .min_by(f64::total_cmp)
-        .unwrap_or(f64::MAX);
-    let kept: Vec<&InstanceType> = options
-        .iter()
-        .copied()
-        .filter(|it| {
-            worst_launch_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))).is_some_and(|w| w < limit)
-        })
-        .collect();
-    if kept.is_empty() {
-        return Err(Reason::new(
-            Code::SameInstanceType,
-            "the only replacement is the candidates' own instance type: Karpenter won't delete nodes to launch an identical one",
-        ));
-    }
-    Ok(kept)
 }
 
 fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -> Replacement {

@@ -163,7 +163,7 @@ struct Claim<'w, 'a> {
 struct Simulation<'w, 'c, 'a> {
     world: &'w World<'c, 'a>,
     options: Options,
-    /// Indexed like the cluster's nodes: candidates and nodes marked for deletion.
+    /// Indexed like the cluster's nodes: candidates and deleting nodes.
     excluded: Vec<bool>,
     /// Pods in place on excluded nodes: they leave their domains.
     gone: PodIndex<'a>,
@@ -172,7 +172,8 @@ struct Simulation<'w, 'c, 'a> {
     landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
     placed: HashMap<usize, Placed>,
     claims: Vec<Claim<'w, 'a>>,
-    queue: Vec<(&'a Pod, bool)>,
+    /// Pods to place, in the order they are tried: (pod, already pending, from a deleting node).
+    queue: Vec<(&'a Pod, bool, bool)>,
     results: Results,
 }
 
@@ -193,21 +194,22 @@ impl Refusals {
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
-        let mut queue: Vec<(&'a Pod, bool)> = world.pending.iter().map(|p| (*p, true)).collect();
+        let mut queue: Vec<(&'a Pod, bool, bool)> = world.pending.iter().map(|p| (*p, true, false)).collect();
         let mut excluded = vec![false; cluster.nodes.len()];
         let mut excluded_list: Vec<usize> = candidates.iter().chain(&world.deleting).copied().collect();
         excluded_list.sort_unstable();
         excluded_list.dedup();
         for &i in &excluded_list {
             excluded[i] = true;
-            let lifted = options.lift_pod_gates && candidates.contains(&i);
+            let candidate = candidates.contains(&i);
+            let lifted = options.lift_pod_gates && candidate;
             for p in &cluster.nodes[i].pods {
                 if pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)) {
-                    queue.push((p, false));
+                    queue.push((p, false, !candidate));
                 }
             }
         }
-        queue.sort_by(|(a, _), (b, _)| {
+        queue.sort_by(|(a, ..), (b, ..)| {
             let (ra, rb) = (world.requests(a), world.requests(b));
             let get = |r: &Resources, k: &str| r.get(k).copied().unwrap_or_default();
             get(&rb, "cpu")
@@ -237,7 +239,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn solve(&mut self) {
         let queue = std::mem::take(&mut self.queue);
         let mut failed_bound = 0;
-        for (pod, pending) in queue {
+        for (pod, pending, from_deleting) in queue {
             let key = pod.metadata.key();
             let (strict, outcome) = match self.place(pod, true) {
                 Ok(target) => (true, Ok(target)),
@@ -245,7 +247,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             };
             let detail = self.options.detail;
             let (to, why, rejections) = match outcome {
-                Ok(Placement::Existing(i, _)) if !self.world.nodes[i].initialized => {
+                // Pods from deleting nodes may count on a node still starting: upstream assumes
+                // it comes up for the command that launched it (`deletingNodePodKeys`).
+                Ok(Placement::Existing(i, _)) if !self.world.nodes[i].initialized && !from_deleting => {
                     let node = &self.world.cluster.nodes[i];
                     let claim = node.claim_name().unwrap_or_default();
                     let why = format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", node.name);
@@ -692,7 +696,7 @@ pub(crate) fn is_provisionable(pod: &Pod) -> bool {
 
 fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
     pod.status.phase.as_deref() == Some("Pending")
-        || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::marked_for_deletion)
+        || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::deleting)
 }
 
 /// The pod's node requirements: nodeSelector + each required affinity term (alternatives),
@@ -744,7 +748,7 @@ fn is_well_known(key: &str) -> bool {
 }
 
 /// The values an instance type offers for a well-known key.
-fn instance_type_values(it: &InstanceType, key: &str) -> Vec<String> {
+pub fn instance_type_values(it: &InstanceType, key: &str) -> Vec<String> {
     match key {
         ZONE => it.offerings.iter().map(|o| o.zone.clone()).collect(),
         CAPACITY_TYPE => it.offerings.iter().map(|o| o.capacity_type.clone()).collect(),

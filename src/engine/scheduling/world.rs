@@ -100,7 +100,8 @@ pub struct World<'c, 'a> {
     pub anti_affinity_groups: AntiAffinityGroups,
     /// Unbound pods the scheduler gave up on: every simulation places them first.
     pub pending: Vec<&'a Pod>,
-    /// Nodes marked for deletion: their pods move in every simulation.
+    /// Nodes deleting or queued for disruption ([`crate::engine::state::StateNode::deleting`]):
+    /// their pods move in every simulation, and they take none.
     pub deleting: Vec<usize>,
     pub limits: Limits<'a>,
     /// Per node (computed when first asked): the pods that could move but that a
@@ -279,7 +280,7 @@ impl<'c, 'a> World<'c, 'a> {
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
         let PodsInPlace { selector_keys, index: pods } = pods_in_place();
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::is_provisionable(p)).collect();
-        let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].marked_for_deletion()).collect();
+        let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
         let limits = Limits::new(&cluster.snapshot.pdbs);
         let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {

@@ -57,6 +57,8 @@ fn step_of(f: &Reason) -> StepKind {
         | Code::SpotToSpotDisabled
         | Code::SpotFlexibilityTooLow
         | Code::SameInstanceType
+        | Code::MinValuesNotMet
+        | Code::NoPositiveSavings
         | Code::Replacement => StepKind::Price,
         Code::BalancedScoreTooLow | Code::BalancedScoreApproved => StepKind::Score,
         _ => StepKind::Decision,
