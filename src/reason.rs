@@ -73,12 +73,12 @@ impl Code {
         use Code::{
             AlreadyDisrupting, BalancedScoreApproved, BalancedScoreTooLow, BudgetAllowed, BudgetExhausted, Candidate,
             ConsolidateAfterNever, DisruptionCost, DoNotDisruptNode, DoNotDisruptPod, Drifted, Empty, EventDisagrees,
-            InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion, MissingLabels,
-            MissingNodePoolLabel, MultiplePdbs, MinValuesNotMet, MultipleReplacementsNeeded, NoPositiveSavings, NodeNotFound, NodePoolNotFound, Nominated,
-            NotCheaper, NotConsolidatableYet, NotDrifted, NotEmpty, NotInitialized, NotManaged, PdbBlocked,
-            PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty, PriceUnknown, Replacement, SameInstanceType,
-            SpotFlexibilityTooLow, SpotToSpotDisabled, StaticNodePool, Uncertain, Underutilized,
-            UninitializedDestination, WaitingForOtherMethod,
+            InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion, MinValuesNotMet,
+            MissingLabels, MissingNodePoolLabel, MultiplePdbs, MultipleReplacementsNeeded, NoPositiveSavings,
+            NodeNotFound, NodePoolNotFound, Nominated, NotCheaper, NotConsolidatableYet, NotDrifted, NotEmpty,
+            NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty,
+            PriceUnknown, Replacement, SameInstanceType, SpotFlexibilityTooLow, SpotToSpotDisabled, StaticNodePool,
+            Uncertain, Underutilized, UninitializedDestination, WaitingForOtherMethod,
         };
         match self {
             NotManaged | NodeNotFound | NodePoolNotFound | MissingNodePoolLabel | NotInitialized

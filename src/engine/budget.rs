@@ -6,11 +6,10 @@
 //! the snapshot's clock; cron schedules are evaluated in UTC against it.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
-use croner::Cron;
-use jiff::{tz::TimeZone, SignedDuration, Timestamp};
+use jiff::{SignedDuration, Timestamp};
 
+use super::cron::{parse_standard, Schedule};
 use super::nodepool::DisruptionReason;
 use super::state::Cluster;
 use crate::snapshot::{Budget, NodePool};
@@ -161,9 +160,11 @@ fn evaluate(budget: &Budget, counted_nodes: i64, now: Timestamp) -> BudgetStatus
             return status;
         }
     };
-    match (&budget.schedule, &budget.duration) {
-        (None, None) => {}
-        (Some(schedule), Some(duration)) => match window(schedule, duration, now) {
+    // The CRD's CEL rule wants schedule and duration together; `IsActive` itself reads a
+    // missing duration as 0 and a missing schedule as the empty one (a parse error).
+    if budget.schedule.is_some() || budget.duration.is_some() {
+        let schedule = budget.schedule.as_deref().unwrap_or_default();
+        match window(schedule, budget.duration.as_deref(), now) {
             Ok(w) => {
                 status.active = w.active;
                 status.window_closes_at = w.closes_at;
@@ -174,11 +175,6 @@ fn evaluate(budget: &Budget, counted_nodes: i64, now: Timestamp) -> BudgetStatus
                 status.value = Some(0);
                 return status;
             }
-        },
-        _ => {
-            status.error = Some("schedule and duration must be set together".into());
-            status.value = Some(0);
-            return status;
         }
     }
     status.value = status.active.then_some(value);
@@ -207,41 +203,30 @@ struct Window {
 /// Whether a cron hit happened within the last `duration` (boundary inclusive), and the window
 /// edges around now.
 ///
-/// Mirrors [`crate::upstream::BUDGET_IS_ACTIVE`].
-fn window(schedule: &str, duration: &str, now: Timestamp) -> Result<Window, String> {
+/// Mirrors [`crate::upstream::BUDGET_IS_ACTIVE`]: active iff `Next(now - duration)` is not after
+/// now. A schedule that never fires within five years makes robfig return Go's zero time,
+/// which is not after now either: upstream then holds the budget active, and so do we.
+fn window(schedule: &str, duration: Option<&str>, now: Timestamp) -> Result<Window, String> {
     let cron = parse_schedule(schedule)?;
-    let duration: SignedDuration =
-        duration.parse().map_err(|e| format!("invalid budget duration `{duration}`: {e}"))?;
-    let zoned = |t: Timestamp| t.to_zoned(TimeZone::UTC);
+    let duration: SignedDuration = match duration {
+        None => SignedDuration::ZERO,
+        Some(d) => d.parse().map_err(|e| format!("invalid budget duration `{d}`: {e}"))?,
+    };
     let start = now.checked_sub(duration).map_err(|e| e.to_string())?;
-    let next_after_start = cron
-        .find_next_occurrence(&zoned(start), false)
-        .map_err(|e| format!("schedule `{schedule}` never fires: {e}"))?
-        .timestamp();
-    let active = next_after_start <= now;
-    if active {
-        let last = cron.find_previous_occurrence(&zoned(now), true).map_or(next_after_start, |z| z.timestamp());
-        Ok(Window { active, closes_at: last.checked_add(duration).ok(), opens_at: None })
+    let Some(next_after_start) = cron.next(start) else {
+        return Ok(Window { active: true, closes_at: None, opens_at: None });
+    };
+    if next_after_start <= now {
+        let last = cron.previous(now).unwrap_or(next_after_start);
+        Ok(Window { active: true, closes_at: last.checked_add(duration).ok(), opens_at: None })
     } else {
-        Ok(Window { active, closes_at: None, opens_at: Some(next_after_start) })
+        Ok(Window { active: false, closes_at: None, opens_at: Some(next_after_start) })
     }
 }
 
-/// Karpenter's schedule syntax: five fields or a macro, UTC, no `CRON_TZ`.
-pub fn parse_schedule(schedule: &str) -> Result<Cron, String> {
-    let trimmed = schedule.trim();
-    let expanded = match trimmed {
-        "@midnight" | "@daily" => "0 0 * * *",
-        "@yearly" | "@annually" => "0 0 1 1 *",
-        "@monthly" => "0 0 1 * *",
-        "@weekly" => "0 0 * * 0",
-        "@hourly" => "0 * * * *",
-        other => other,
-    };
-    if expanded.split_whitespace().count() != 5 {
-        return Err(format!("invalid schedule `{schedule}`: expected 5 fields or @daily-style macro"));
-    }
-    Cron::from_str(expanded).map_err(|e| format!("invalid schedule `{schedule}`: {e}"))
+/// Karpenter's schedule syntax (robfig/cron `ParseStandard`, UTC), with its error text.
+pub fn parse_schedule(schedule: &str) -> Result<Schedule, String> {
+    parse_standard(schedule).map_err(|e| format!("invariant violated, invalid cron, {e} (cron={schedule:?})"))
 }
 
 #[cfg(test)]
@@ -333,6 +318,35 @@ mod tests {
         let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
         assert!(b.budgets[0].error.is_some());
         assert_eq!(b.remaining(DisruptionReason::Drifted), 0);
+    }
+
+    /// robfig `getRange`: day of week 7 is out of bounds, so `ParseStandard` fails and the
+    /// NodePool allows 0 (`MustGetAllowedDisruptions` fails closed).
+    #[test]
+    fn day_of_week_seven_fails_closed() {
+        let p = pool(vec![budget("5", Some("* * * * 1-7"), Some("1h"), None)]);
+        let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
+        assert!(b.budgets[0].error.as_deref().is_some_and(|e| e.contains("end of range (7) above maximum (6)")));
+        assert_eq!(b.remaining(DisruptionReason::Underutilized), 0);
+    }
+
+    /// `IsActive` with a schedule and no duration: `Next(now)` is after now, so inactive; with a
+    /// duration and no schedule: `ParseStandard("TZ=UTC ")` fails.
+    #[test]
+    fn half_a_window_reads_as_upstream() {
+        let no_duration = pool(vec![budget("0", Some("* * * * *"), None, None)]);
+        let b = pool_budgets(&no_duration, 10, vec![], at("2026-11-29T10:00:00Z"));
+        assert!(!b.budgets[0].active && b.budgets[0].error.is_none());
+        let no_schedule = pool(vec![budget("5", None, Some("1h"), None)]);
+        assert_eq!(pool_budgets(&no_schedule, 10, vec![], at("2026-11-29T10:00:00Z")).remaining(DisruptionReason::Empty), 0);
+    }
+
+    #[test]
+    fn a_schedule_that_never_fires_is_active() {
+        let p = pool(vec![budget("0", Some("0 0 30 2 *"), Some("1h"), None)]);
+        let b = pool_budgets(&p, 10, vec![], at("2026-11-29T10:00:00Z"));
+        assert!(b.budgets[0].active);
+        assert_eq!(b.remaining(DisruptionReason::Empty), 0);
     }
 
     proptest! {

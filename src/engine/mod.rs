@@ -11,6 +11,7 @@ pub mod budget;
 pub mod candidate;
 pub mod controller;
 pub mod cost;
+pub mod cron;
 pub mod labels;
 pub mod method;
 pub mod nodepool;

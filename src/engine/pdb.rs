@@ -162,8 +162,8 @@ pub fn is_ready(pod: &Pod) -> bool {
 mod tests {
     use super::{is_fully_blocking, EvictionBlock, Limits};
     use crate::snapshot::{Pod, PodDisruptionBudget};
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
     fn pod(name: &str, app: &str) -> Pod {
         let mut p = Pod::default();

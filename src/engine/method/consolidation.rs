@@ -209,7 +209,9 @@ pub fn remove_by_price_and_min_values<'a>(
     let kept = cheaper_types(types, reqs, max_price);
     match min_values.satisfied_by(&kept) {
         Ok(_) => Ok(kept),
-        Err(e) => Err(Reason::new(Code::MinValuesNotMet, format!("Filtering by price: {e}")).at(upstream::FILTER_BY_PRICE)),
+        Err(e) => {
+            Err(Reason::new(Code::MinValuesNotMet, format!("Filtering by price: {e}")).at(upstream::FILTER_BY_PRICE))
+        }
     }
 }
 

@@ -103,12 +103,8 @@ pub fn filter_out_same_instance_type<'a>(
         let Some(it) = c.instance_type else { continue };
         existing.insert(it.name.as_str());
         let own = Requirements::from_labels(cluster.nodes[c.index].labels());
-        let cheapest = it
-            .offerings
-            .iter()
-            .filter(|o| offering_compatible(o, &own))
-            .filter_map(|o| o.price)
-            .min_by(f64::total_cmp);
+        let cheapest =
+            it.offerings.iter().filter(|o| offering_compatible(o, &own)).filter_map(|o| o.price).min_by(f64::total_cmp);
         if let Some(p) = cheapest {
             let entry = price_by_type.entry(it.name.as_str()).or_insert(f64::MAX);
             *entry = entry.min(p);
@@ -121,8 +117,9 @@ pub fn filter_out_same_instance_type<'a>(
         .filter(|it| existing.contains(it.name.as_str()))
         .map(|it| price_by_type.get(it.name.as_str()).copied().unwrap_or(0.0))
         .fold(f64::MAX, f64::min);
-    let kept = remove_by_price_and_min_values(options, reqs, min_values, max_price)
-        .map_err(|r| Reason::new(r.code, r.message.replacen("Filtering by price: ", "", 1)).at(upstream::FILTER_SAME_INSTANCE_TYPE))?;
+    let kept = remove_by_price_and_min_values(options, reqs, min_values, max_price).map_err(|r| {
+        Reason::new(r.code, r.message.replacen("Filtering by price: ", "", 1)).at(upstream::FILTER_SAME_INSTANCE_TYPE)
+    })?;
     if kept.is_empty() {
         let same: Vec<&str> = options.iter().map(|it| it.name.as_str()).filter(|n| existing.contains(n)).collect();
         return Err(Reason::new(
