@@ -338,7 +338,10 @@ mod tests {
         let b = pool_budgets(&no_duration, 10, vec![], at("2026-11-29T10:00:00Z"));
         assert!(!b.budgets[0].active && b.budgets[0].error.is_none());
         let no_schedule = pool(vec![budget("5", None, Some("1h"), None)]);
-        assert_eq!(pool_budgets(&no_schedule, 10, vec![], at("2026-11-29T10:00:00Z")).remaining(DisruptionReason::Empty), 0);
+        assert_eq!(
+            pool_budgets(&no_schedule, 10, vec![], at("2026-11-29T10:00:00Z")).remaining(DisruptionReason::Empty),
+            0
+        );
     }
 
     #[test]

@@ -70,7 +70,10 @@ fn run_scenario(folder: &Path) -> Vec<String> {
     }
     if let Some(expect) = spec.get("expect") {
         match serde_json::from_slice::<Value>(&first.stdout) {
-            Ok(report) => errors.extend(matches(expect, &report, "")),
+            Ok(report) => {
+                errors.extend(matches(expect, &report, ""));
+                errors.extend(crate::savings_guard::violations(&report));
+            }
             Err(e) => {
                 errors.push(format!(
                     "stdout is not JSON ({e}): {}",
@@ -79,6 +82,7 @@ fn run_scenario(folder: &Path) -> Vec<String> {
             }
         }
     }
+    errors.extend(plan_guard(folder, timeout));
     match run(&command_line, timeout) {
         Ok(second) if second.stdout != first.stdout => {
             errors.push(format!(
@@ -90,6 +94,22 @@ fn run_scenario(folder: &Path) -> Vec<String> {
         Err(e) => errors.push(format!("second run: {e}")),
     }
     errors
+}
+
+/// Whatever the scenario asks, its `plan` report must pass the savings guard.
+fn plan_guard(folder: &Path, timeout: Duration) -> Vec<String> {
+    let argv = [
+        "--snapshot".to_owned(),
+        folder.join("snapshot.yaml").display().to_string(),
+        "plan".into(),
+        "-o".into(),
+        "json".into(),
+    ];
+    match run(&argv, timeout).map(|r| serde_json::from_slice::<Value>(&r.stdout)) {
+        Ok(Ok(report)) => crate::savings_guard::violations(&report).into_iter().map(|v| format!("plan: {v}")).collect(),
+        Ok(Err(e)) => vec![format!("plan -o json is not JSON: {e}")],
+        Err(e) => vec![format!("plan: {e}")],
+    }
 }
 
 struct Run {

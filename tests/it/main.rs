@@ -5,6 +5,8 @@
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
 //! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
 //! - `live`: live mode over real HTTP against the fake API server in `support`.
+//! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
+//!   on every scenario's report and as a property over synthetic clusters.
 //! - `layering`: the one-way data flow, checked on the source text.
 
 mod acceptance;
@@ -12,4 +14,5 @@ mod cli;
 mod golden;
 mod layering;
 mod live;
+mod savings_guard;
 mod support;

@@ -12,8 +12,8 @@ use super::consolidation::{compute_consolidation, remove_by_price_and_min_values
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
-use crate::engine::nodepool::DisruptionReason;
 use crate::engine::min_values::MinValues;
+use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::offering_compatible;
 use crate::engine::scheduling::requirements::Requirements;
 use crate::engine::state::Cluster;
