@@ -94,10 +94,11 @@ impl Code {
             BudgetExhausted | BudgetAllowed => upstream::GET_ALLOWED_DISRUPTIONS,
             Empty | NotEmpty => upstream::IS_EMPTY,
             Drifted | NotDrifted => upstream::DRIFT_SHOULD_DISRUPT,
-            Underutilized | Replacement | MultipleReplacementsNeeded => upstream::COMPUTE_CONSOLIDATION,
+            Underutilized | Replacement | MultipleReplacementsNeeded | NoPositiveSavings => {
+                upstream::COMPUTE_CONSOLIDATION
+            }
             PodsCannotReschedule | PodsReschedule => upstream::SIMULATE_SCHEDULING,
             NotCheaper | PriceUnknown | MinValuesNotMet => upstream::FILTER_BY_PRICE,
-            NoPositiveSavings => upstream::COMPUTE_CONSOLIDATION,
             SameInstanceType => upstream::FILTER_SAME_INSTANCE_TYPE,
             SpotToSpotDisabled | SpotFlexibilityTooLow => upstream::SPOT_TO_SPOT,
             BalancedScoreTooLow | BalancedScoreApproved => upstream::SCORE_MOVE,

@@ -227,11 +227,12 @@ impl Schedule {
     fn search(&self, from: DateTime, forward: bool) -> Option<DateTime> {
         let Schedule::Spec { minute, hour, dom, month, dow } = *self else { return None };
         let day_matches = |d: Date| {
-            let (dom_hit, dow_hit) = (has(dom, d.day()), has(dow, d.weekday().to_sunday_zero_offset()));
+            let by_month_day = has(dom, d.day());
+            let by_weekday = has(dow, d.weekday().to_sunday_zero_offset());
             if dom & STAR != 0 || dow & STAR != 0 {
-                dom_hit && dow_hit
+                by_month_day && by_weekday
             } else {
-                dom_hit || dow_hit
+                by_month_day || by_weekday
             }
         };
         let limit = if forward { from.year() + 5 } else { from.year() - 5 };
