@@ -205,6 +205,35 @@ mod tests {
         assert_eq!(r.budgets["default"].disrupting, vec!["node-c".to_owned()]);
     }
 
+    /// queue.go `StartCommand` marks a command's nodes for deletion, so `SimulateScheduling`
+    /// moves the pods of a queued node (taint + DisruptionReason) too: `q` takes node-b's room
+    /// and node-a's pod can no longer just move there.
+    #[test]
+    fn a_queued_nodes_pods_need_room() {
+        let [node, claim] = managed_node("node-q");
+        let node = set(node, "/spec/taints", json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]));
+        let claim = set(
+            claim,
+            "/status/conditions",
+            json!([{"type": "Initialized", "status": "True"}, {"type": "DisruptionReason", "status": "True"}]),
+        );
+        let q = set(
+            pod("q", "node-q"),
+            "/spec/containers",
+            json!([{"name": "c", "resources": {"requests": {"cpu": "3900m"}}}]),
+        );
+        let moves =
+            |r: &super::Replay| r.commands.iter().map(|c| (c.candidates.join(","), c.decision)).collect::<Vec<_>>();
+        // Without node-q, node-a and node-b merge into one m.large.
+        let without_q = replay(&two_nodes(vec![pod("p", "node-a")]), now());
+        assert_eq!(moves(&without_q), [("node-a,node-b".to_owned(), super::Decision::Replace)]);
+        // With it, q takes node-b's room: merging would need two claims, and node-a alone
+        // needs a new (cheaper) node for its pod.
+        let r = replay(&two_nodes(vec![node, claim, q, pod("p", "node-a")]), now());
+        assert!(node_of(&r, "node-q").blockers.contains(&Code::AlreadyDisrupting));
+        assert_eq!(moves(&r), [("node-a".to_owned(), super::Decision::Replace)]);
+    }
+
     #[test]
     fn consolidate_after_not_elapsed_says_how_long() {
         let mut s = two_nodes(vec![pod("p", "node-a")]);

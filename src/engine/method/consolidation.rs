@@ -301,3 +301,93 @@ pub fn sentence(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{positive_worst_case_savings, remove_by_price_and_min_values};
+    use crate::engine::method::Replacement;
+    use crate::engine::min_values::MinValues;
+    use crate::engine::replay;
+    use crate::engine::scheduling::requirements::Requirements;
+    use crate::reason::Code;
+    use crate::snapshot::{InstanceType, NodePool, NodeSelectorRequirement, Offering};
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn on_demand(name: &str, price: f64) -> InstanceType {
+        let offering = Offering {
+            zone: "zone-a".into(),
+            capacity_type: "on-demand".into(),
+            price: Some(price),
+            ..Offering::default()
+        };
+        InstanceType { name: name.into(), offerings: vec![offering], ..InstanceType::default() }
+    }
+
+    fn min_types(n: i32) -> MinValues {
+        let mut pool = NodePool::default();
+        pool.spec.template.spec.requirements = vec![NodeSelectorRequirement {
+            key: "node.kubernetes.io/instance-type".into(),
+            operator: "Exists".into(),
+            values: vec![],
+            min_values: Some(n),
+        }];
+        MinValues::of_pool(Some(&pool))
+    }
+
+    /// `RemoveInstanceTypeOptionsByPriceAndMinValues`: strictly cheaper, then minValues.
+    #[test]
+    fn the_price_filter_rechecks_min_values_on_what_it_keeps() {
+        let types = [on_demand("c", 0.3), on_demand("a", 0.1), on_demand("b", 0.2), on_demand("d", 0.4)];
+        let refs: Vec<&InstanceType> = types.iter().collect();
+        let reqs = Requirements::default();
+        let kept = remove_by_price_and_min_values(&refs, &reqs, &min_types(2), 0.3).unwrap();
+        assert_eq!(kept.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        let refused = remove_by_price_and_min_values(&refs, &reqs, &min_types(3), 0.3).unwrap_err();
+        assert_eq!(refused.code, Code::MinValuesNotMet);
+        assert_eq!(
+            refused.message,
+            "Filtering by price: minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])"
+        );
+        // Nothing cheaper is not a minValues error: the caller says "Can't replace with a cheaper node".
+        assert!(remove_by_price_and_min_values(&refs, &reqs, &min_types(3), 0.1).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_guard_wants_a_saving_at_the_worst_price() {
+        let replacement = |worst| Replacement {
+            node_pool: "default".into(),
+            instance_types: vec!["a".into()],
+            capacity_type: "spot".into(),
+            zones: vec![],
+            worst_price: worst,
+            cheapest_price: worst,
+        };
+        assert!(positive_worst_case_savings(1.0, &replacement(Some(0.99))).is_ok());
+        for worst in [Some(1.0), Some(1.2), None] {
+            assert_eq!(
+                positive_worst_case_savings(1.0, &replacement(worst)).unwrap_err().code,
+                Code::NoPositiveSavings
+            );
+        }
+    }
+
+    /// `sumCandidatePrices` counts an unpriced node 0, so alone it can only be deleted: its
+    /// replacement is never cheaper, and the report says why.
+    #[test]
+    fn an_unpriced_candidate_alone_is_not_cheaper_to_replace() {
+        let [node, claim] = managed_node("node-a");
+        let node = set(node, "/metadata/labels/topology.kubernetes.io~1zone", json!("zone-z"));
+        let big = set(
+            pod("big", "node-a"),
+            "/spec/containers",
+            json!([{"name": "c", "resources": {"requests": {"cpu": "3"}}}]),
+        );
+        let r = replay(&snapshot(vec![node_pool("default"), node, claim, big]), now());
+        let a = r.nodes.iter().find(|n| n.name == "node-a").unwrap();
+        assert_eq!(a.price, None);
+        let unknown = a.reasons.iter().find(|x| x.code == Code::PriceUnknown).expect("PriceUnknown");
+        assert!(unknown.message.starts_with("Can't replace with a cheaper node"), "{}", unknown.message);
+    }
+}

@@ -144,3 +144,39 @@ fn decision_word(d: Decision) -> &'static str {
         Decision::Replace => "replace",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::engine::replay;
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    /// `filterOutSameInstanceType` prices the candidates' own m.xlarge by their labels
+    /// (on-demand, 0.2), not by the replacement's spot requirement (0.08): m.xlarge launched as
+    /// spot (worst 0.08) stays an option of the merged replacement.
+    #[test]
+    fn the_same_type_limit_comes_from_the_candidates_labels() {
+        let pool = set(
+            node_pool("default"),
+            "/spec/template/spec/requirements",
+            json!([{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "spot"]}]),
+        );
+        let mut objects = vec![pool];
+        objects.extend(managed_node("node-a"));
+        objects.extend(managed_node("node-b"));
+        let half = |name: &str, node: &str| {
+            set(
+                pod(name, node),
+                "/spec/containers",
+                json!([{"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]),
+            )
+        };
+        objects.extend([half("a", "node-a"), half("b", "node-b")]);
+        let r = replay(&snapshot(objects), now());
+        let command = r.commands.first().expect("a command");
+        assert_eq!(command.method.as_str(), "MultiNodeConsolidation");
+        assert_eq!(command.replacements[0].instance_types, ["m.xlarge"]);
+        assert_eq!(command.replacements[0].capacity_type, "spot");
+    }
+}
