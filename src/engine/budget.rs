@@ -3,7 +3,8 @@
 //! Mirrors karpenter `pkg/apis/v1/nodepool.go` (`GetAllowedDisruptionsByReason`,
 //! `Budget.IsActive`, `GetScaledValueFromIntOrPercent` rounding up) and
 //! `pkg/controllers/disruption/helpers.go` (`BuildDisruptionBudgetMapping`). Pure: the instant is
-//! the snapshot's clock; cron schedules are evaluated in UTC against it.
+//! the snapshot's clock; cron schedules are parsed and stepped as robfig/cron v3 `ParseStandard`
+//! does ([`super::cron`]), in UTC, and one that fails to parse fails the pool closed (0 allowed).
 
 use std::collections::BTreeMap;
 

@@ -4,9 +4,11 @@
 //! Mirrors karpenter `pkg/controllers/disruption/consolidation.go` (`computeConsolidation`,
 //! `computeSpotToSpotConsolidation`), `scheduling/nodeclaim.go`
 //! (`RemoveInstanceTypeOptionsByPriceAndMinValues`) and `cloudprovider/types.go`
-//! (`WorstLaunchPrice`). minValues is re-checked after every narrowing ([`MinValues`]); an
-//! unpriced candidate counts 0 in the candidates' price (`sumCandidatePrices`); and one guard of
-//! our own sits on top: no replacement without a positive saving at its worst launch price.
+//! (`WorstLaunchPrice`). minValues is re-checked after every narrowing ([`MinValues`]), and a
+//! single spot-to-spot replacement keeps `max(15, what minValues needs)` types; an unpriced
+//! candidate counts 0 in the candidates' price (`sumCandidatePrices`). One guard of our own sits
+//! on top and cannot be turned off: no replacement without a positive saving at its worst launch
+//! price (upstream's filter already ensures it unless a later narrowing changes the price).
 
 use std::collections::BTreeSet;
 

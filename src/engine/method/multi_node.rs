@@ -2,9 +2,10 @@
 //! together, or replaced by one cheaper node, found by binary search.
 //!
 //! Mirrors karpenter `pkg/controllers/disruption/multinodeconsolidation.go`
-//! (`ComputeCommands`, `firstNConsolidationOption`). Upstream's 1-minute timeout is not needed
-//! offline. Bounds are upstream's, including its off-by-one: with more than 100 eligible
-//! candidates the largest prefix tried is 101.
+//! (`ComputeCommands`, `firstNConsolidationOption`, `filterOutSameInstanceType` with its
+//! minValues re-check). Upstream's 1-minute timeout is not needed offline. Bounds are
+//! upstream's, including its off-by-one: with more than 100 eligible candidates the largest
+//! prefix tried is 101.
 
 use std::collections::{BTreeMap, BTreeSet};
 

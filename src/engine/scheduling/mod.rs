@@ -1,12 +1,19 @@
 //! The scheduling simulation that decides "can these pods move?": Karpenter's
 //! `SimulateScheduling` → `Scheduler.Solve`, replayed on the snapshot.
 //!
+//! The pods to place are the pending ones, the candidates' currently reschedulable ones
+//! (`pdb.go IsCurrentlyReschedulable`) and those of every deleting node — marked for deletion
+//! or already queued for disruption ([`StateNode::deleting`]), which takes no pod itself. A pod
+//! placed on a node still initializing fails the move (`would schedule against uninitialized
+//! …`) unless it comes from a deleting node (`helpers.go` `deletingNodePodKeys`).
+//!
 //! Pods are queued by CPU then memory (descending), and each goes to the first existing node
 //! that takes it (initialized first, then by name), else to a NodeClaim this simulation already
 //! opened (fewest pods first), else to a new NodeClaim from the first NodePool (by weight) whose
 //! template and instance types fit. Preferences are hard until relaxed. Not replayed: CSI
-//! volume limits, DRA, reserved-offering pinning, minValues, and the one-at-a-time order of
-//! preference relaxation (all preferences are dropped at once).
+//! volume limits, DRA, reserved-offering pinning, the scheduler's own minValues check
+//! (`NodeClaim.CanAdd`; the disruption side re-checks them, see `engine::min_values`), and
+//! the one-at-a-time order of preference relaxation (all preferences are dropped at once).
 //!
 //! A simulation never copies the cluster: it reads the shared [`World`] and records only what
 //! it changes (pods placed on existing nodes, the NodeClaims it opens).
