@@ -342,18 +342,18 @@ mod tests {
     #[test]
     fn the_price_filter_rechecks_min_values_on_what_it_keeps() {
         let types = [on_demand("c", 0.3), on_demand("a", 0.1), on_demand("b", 0.2), on_demand("d", 0.4)];
-        let refs: Vec<&InstanceType> = types.iter().collect();
-        let reqs = Requirements::default();
-        let kept = remove_by_price_and_min_values(&refs, &reqs, &min_types(2), 0.3).unwrap();
+        let options: Vec<&InstanceType> = types.iter().collect();
+        let any = Requirements::default();
+        let kept = remove_by_price_and_min_values(&options, &any, &min_types(2), 0.3).unwrap();
         assert_eq!(kept.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-        let refused = remove_by_price_and_min_values(&refs, &reqs, &min_types(3), 0.3).unwrap_err();
+        let refused = remove_by_price_and_min_values(&options, &any, &min_types(3), 0.3).unwrap_err();
         assert_eq!(refused.code, Code::MinValuesNotMet);
         assert_eq!(
             refused.message,
             "Filtering by price: minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])"
         );
         // Nothing cheaper is not a minValues error: the caller says "Can't replace with a cheaper node".
-        assert!(remove_by_price_and_min_values(&refs, &reqs, &min_types(3), 0.1).unwrap().is_empty());
+        assert!(remove_by_price_and_min_values(&options, &any, &min_types(3), 0.1).unwrap().is_empty());
     }
 
     #[test]
