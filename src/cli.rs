@@ -17,7 +17,13 @@ use crate::render::Format;
 /// consolidation) from a live cluster or a snapshot file, and names the upstream function
 /// behind every decision.
 #[derive(Debug, Parser)]
-#[command(name = "kubectl-consolidation", bin_name = "kubectl consolidation", version, max_term_width = 100)]
+#[command(
+    name = "kubectl-consolidation",
+    bin_name = "kubectl consolidation",
+    version,
+    long_version = crate::version::long(),
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub input: InputArgs,

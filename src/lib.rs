@@ -23,6 +23,7 @@ pub mod report;
 pub mod snapshot;
 pub mod source;
 pub mod upstream;
+pub mod version;
 pub mod whatif;
 
 #[cfg(test)]

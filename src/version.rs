@@ -1,0 +1,40 @@
+//! What `--version` prints: the crate version, the commit it was built from (see `build.rs`)
+//! and the upstream releases the replay is pinned to.
+
+use std::sync::LazyLock;
+
+use crate::upstream::Project;
+
+/// The crate version, as in Cargo.toml.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The commit the binary was built from (12 hex digits), or `unknown` outside a checkout.
+pub const COMMIT: &str = env!("KUBECTL_CONSOLIDATION_COMMIT");
+
+/// `kubectl-consolidation --version`'s text after the program name (clap wants it `'static`).
+pub fn long() -> &'static str {
+    static LONG: LazyLock<String> = LazyLock::new(|| {
+        let (karpenter_repo, karpenter) = Project::Karpenter.pinned();
+        let (_, kubernetes) = Project::Kubernetes.pinned();
+        format!(
+            "{VERSION}\ncommit: {COMMIT}\nreplays: {karpenter_repo} {karpenter} \
+             (kube-scheduler filters of kubernetes {kubernetes})"
+        )
+    });
+    LONG.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_crate_version_commit_and_pinned_karpenter() {
+        let text = long();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(VERSION));
+        let commit = lines.next().and_then(|l| l.strip_prefix("commit: ")).expect("a commit line");
+        assert!(commit == "unknown" || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())), "{commit}");
+        assert!(lines.next().is_some_and(|l| l.contains("kubernetes-sigs/karpenter v1.14.")), "{text}");
+    }
+}
