@@ -19,10 +19,7 @@ use crate::source::{self, ClusterArgs, Source};
 
 /// The process entry point: parses arguments (or serves kubectl's completion protocol).
 pub fn main() -> ExitCode {
-    let argv0 = std::env::args_os().next().unwrap_or_default();
-    let invoked_as = std::path::Path::new(&argv0).file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
-    if invoked_as.starts_with("kubectl_complete-") {
-        let words: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(words) = crate::completion::request(std::env::args_os()) {
         return finish(&crate::completion::cobra(&words));
     }
     let cli = Cli::parse();
@@ -71,9 +68,7 @@ fn color_enabled(choice: ColorChoice) -> bool {
 
 fn run(cli: &Cli) -> Result<u8, Failure> {
     if let Command::Completion { shell } = &cli.command {
-        let mut out = Vec::new();
-        clap_complete::generate(*shell, &mut Cli::command(), "kubectl-consolidation", &mut out);
-        write_stdout(&String::from_utf8_lossy(&out))?;
+        write_stdout(crate::completion::scripts::script(*shell))?;
         return Ok(EXIT_OK);
     }
     let format = match (&cli.command, &cli.output.output) {

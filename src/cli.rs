@@ -67,8 +67,19 @@ pub enum Command {
         #[arg(long)]
         redact: bool,
     },
-    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    Completion { shell: clap_complete::Shell },
+    /// Print a shell completion script (bash, zsh, fish).
+    ///
+    /// The script asks the binary for candidates, as kubectl does through
+    /// `kubectl_complete-consolidation`; see completions/README.md.
+    Completion { shell: Shell },
+}
+
+/// The shells `completion` prints a script for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 /// `--fail-on` takes the audit's own severities, spelled as documents spell them.

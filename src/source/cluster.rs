@@ -13,6 +13,7 @@
 
 mod http;
 mod metrics;
+pub mod names;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -1,0 +1,109 @@
+//! Where completion finds object names: the snapshot on the command line (`--snapshot FILE`,
+//! `--demo`), else the live cluster through the kubeconfig flags on the line. Read only when
+//! a candidate needs them, at most once per run; every failure is "no names".
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::line::Line;
+use crate::object_ref::Kind;
+use crate::snapshot::Snapshot;
+use crate::source::cluster::names::{kubeconfig_names, names, KubeconfigNames, NamesOf};
+use crate::source::{self, ClusterArgs};
+
+/// The longest a TAB waits for the cluster (connect, auth and one list together).
+pub const LIVE_DEADLINE: Duration = Duration::from_secs(2);
+
+enum From {
+    /// A snapshot file or the demo; `None` until read, `Some(None)` if unreadable.
+    Snapshot { path: Option<String>, read: Option<Option<Snapshot>> },
+    Cluster(ClusterArgs),
+}
+
+/// The names one completion may ask for.
+pub struct Names {
+    from: From,
+    namespace: Option<String>,
+    kubeconfig: ClusterArgs,
+}
+
+impl Names {
+    pub fn new(line: &Line) -> Names {
+        let kubeconfig = ClusterArgs {
+            kubeconfig: line.value("kubeconfig").map(Into::into),
+            context: line.value("context").map(str::to_owned),
+            cluster: line.value("cluster").map(str::to_owned),
+            user: line.value("user").map(str::to_owned),
+            request_timeout: Some(LIVE_DEADLINE),
+            progress: false,
+        };
+        let from = match line.value("snapshot") {
+            Some(path) => From::Snapshot { path: Some(path.to_owned()), read: None },
+            None if line.has("demo") => From::Snapshot { path: None, read: None },
+            None => From::Cluster(kubeconfig.clone()),
+        };
+        Names { from, namespace: line.value("namespace").map(str::to_owned), kubeconfig }
+    }
+
+    fn snapshot(&mut self) -> Option<&Snapshot> {
+        let From::Snapshot { path, read } = &mut self.from else { return None };
+        read.get_or_insert_with(|| match path.as_deref() {
+            // Completion never reads stdin: the shell owns it.
+            Some("-") => None,
+            Some(path) => source::file::read_path(Path::new(path)).ok(),
+            None => source::file::read_text(source::DEMO_SNAPSHOT, "<demo>").ok(),
+        })
+        .as_ref()
+    }
+
+    /// Names of `kind`; pods are those of `-n` (else `default`, as `explain pod/NAME` reads).
+    pub fn of(&mut self, kind: Kind) -> Vec<String> {
+        let namespace = self.namespace.clone().unwrap_or_else(|| "default".to_owned());
+        if let From::Cluster(args) = &self.from {
+            let what = match kind {
+                Kind::Node => NamesOf::Nodes,
+                Kind::NodeClaim => NamesOf::NodeClaims,
+                Kind::NodePool => NamesOf::NodePools,
+                Kind::Pod => NamesOf::Pods,
+            };
+            return names(args, what, Some(&namespace), LIVE_DEADLINE);
+        }
+        let Some(s) = self.snapshot() else { return Vec::new() };
+        let mut names: Vec<String> = match kind {
+            Kind::Node => s.nodes.iter().map(|n| n.metadata.name.clone()).collect(),
+            Kind::NodeClaim => s.node_claims.iter().map(|c| c.metadata.name.clone()).collect(),
+            Kind::NodePool => s.node_pools.iter().map(|p| p.metadata.name.clone()).collect(),
+            Kind::Pod => s
+                .pods
+                .iter()
+                .filter(|p| p.metadata.namespace() == namespace)
+                .map(|p| p.metadata.name.clone())
+                .collect(),
+        };
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Namespaces: the cluster's, or those the snapshot's pods and PDBs live in.
+    pub fn namespaces(&mut self) -> Vec<String> {
+        if let From::Cluster(args) = &self.from {
+            return names(args, NamesOf::Namespaces, None, LIVE_DEADLINE);
+        }
+        let Some(s) = self.snapshot() else { return Vec::new() };
+        let mut names: Vec<String> = s
+            .pods
+            .iter()
+            .map(|p| p.metadata.namespace().to_owned())
+            .chain(s.pdbs.iter().map(|p| p.metadata.namespace().to_owned()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Contexts, clusters and users of the kubeconfig (never the network).
+    pub fn kubeconfig(&self) -> KubeconfigNames {
+        kubeconfig_names(&self.kubeconfig)
+    }
+}
