@@ -2,7 +2,7 @@
 //! 1 unreadable input, 2 bad command line, 3 `pdb-audit --fail-on`), error messages that name
 //! the file, line and field, did-you-mean hints, stdin snapshots, quiet exit on a closed pipe,
 //! the `snapshot` round trip, `--now`, colour control, kubectl plugin discovery and completion,
-//! and that the committed `completions/` scripts are not stale. No cluster is needed.
+//! and the committed completion shim (the scripts: tests/completion.rs). No cluster is needed.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 use crate::support::{bin as cmd, root, scenario_arg as scenario, BIN};
 
 const DEMO_NODE: &str = "node-x";
-const SHELLS: [(&str, &str); 3] = [("bash", "bash"), ("zsh", "zsh"), ("fish", "fish")];
 
 fn fixture(name: &str) -> String {
     format!("tests/fixtures/{name}")
@@ -392,37 +391,6 @@ fn the_committed_completion_shim_serves_kubectl_completion() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.lines().any(|l| l == "node/node-x") && stdout.trim_end().ends_with(":4"), "{stdout}");
-}
-
-#[test]
-fn committed_completion_scripts_are_up_to_date() {
-    let mut stale = Vec::new();
-    for (shell, extension) in SHELLS {
-        let path = root().join(format!("completions/kubectl-consolidation.{extension}"));
-        let fresh = stdout_of(&["completion", shell]);
-        if std::env::var_os("UPDATE_COMPLETIONS").is_some() {
-            std::fs::write(&path, &fresh).expect("writes the completion script");
-            continue;
-        }
-        match std::fs::read(&path) {
-            Ok(committed) if committed == fresh => {}
-            Ok(committed) => stale.push(format!("{}: {}", path.display(), first_difference(&committed, &fresh))),
-            Err(e) => stale.push(format!("{}: {e}", path.display())),
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "stale completion scripts; regenerate with `UPDATE_COMPLETIONS=1 cargo test --test cli committed_completion`:\n{}",
-        stale.join("\n")
-    );
-}
-
-#[test]
-fn completion_scripts_complete_the_plugin() {
-    for (shell, _) in SHELLS {
-        let script = String::from_utf8(stdout_of(&["completion", shell])).expect("UTF-8 script");
-        assert!(script.contains("kubectl-consolidation") && script.contains("pdb-audit"), "{shell}: {script:.200}");
-    }
 }
 
 // ---- Helpers ----
