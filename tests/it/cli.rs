@@ -502,22 +502,3 @@ fn big_snapshot(nodes: usize) -> Value {
     }
     json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
-
-/// The krew manifest template stays well-formed and in step with the crate.
-#[test]
-fn krew_manifest_is_well_formed() {
-    let text = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
-    let manifest: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
-    assert_eq!(manifest["kind"], "Plugin");
-    assert_eq!(manifest["metadata"]["name"], "consolidation", "krew names the plugin after `kubectl consolidation`");
-    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
-    assert_eq!(manifest["spec"]["version"], version.as_str());
-    let platforms = manifest["spec"]["platforms"].as_array().unwrap();
-    assert!(!platforms.is_empty());
-    for p in platforms {
-        assert_eq!(p["bin"], "kubectl-consolidation");
-        assert!(p["uri"].as_str().unwrap().contains(&version), "each archive URL names the release");
-        assert_eq!(p["sha256"].as_str().unwrap().len(), 64);
-        assert!(p["selector"]["matchLabels"]["os"].is_string());
-    }
-}
