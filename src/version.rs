@@ -34,7 +34,10 @@ mod tests {
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(VERSION));
         let commit = lines.next().and_then(|l| l.strip_prefix("commit: ")).expect("a commit line");
-        assert!(commit == "unknown" || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())), "{commit}");
+        assert!(
+            commit == "unknown" || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+            "{commit}"
+        );
         assert!(lines.next().is_some_and(|l| l.contains("kubernetes-sigs/karpenter v1.14.")), "{text}");
     }
 }

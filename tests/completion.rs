@@ -59,7 +59,8 @@ fn read_answer(stdout: &[u8]) -> Answer {
     let text = String::from_utf8_lossy(stdout);
     let mut lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
     let last = lines.pop().unwrap_or_default();
-    let directive = last.strip_prefix(':').and_then(|d| d.parse().ok()).unwrap_or_else(|| panic!("no directive: {text}"));
+    let directive =
+        last.strip_prefix(':').and_then(|d| d.parse().ok()).unwrap_or_else(|| panic!("no directive: {text}"));
     Answer { values: lines.iter().map(|l| l.split('\t').next().unwrap_or_default().to_owned()).collect(), directive }
 }
 
@@ -145,7 +146,10 @@ fn names_come_from_the_live_cluster_without_a_snapshot() {
     let dir = tempfile::tempdir().expect("temp dir");
     let kubeconfig = server.write_kubeconfig(dir.path());
     let (a, stderr, _) = complete_live(&kubeconfig, &["explain", "node/ip-10-0-1-"]);
-    assert_eq!((a.values.as_slice(), a.directive), (&["node/ip-10-0-1-1".to_owned(), "node/ip-10-0-1-2".to_owned()][..], 4));
+    assert_eq!(
+        (a.values.as_slice(), a.directive),
+        (&["node/ip-10-0-1-1".to_owned(), "node/ip-10-0-1-2".to_owned()][..], 4)
+    );
     assert!(stderr.is_empty(), "{stderr}");
     assert_eq!(complete_live(&kubeconfig, &["score", "nodepool/"]).0.values, ["nodepool/general"]);
     assert_eq!(complete_live(&kubeconfig, &["explain", "nodeclaim/"]).0.values, ["nodeclaim/general-abc12"]);

@@ -42,8 +42,14 @@ const KREW_PLATFORMS: [(&str, &str); 11] = [
     ("darwin", "arm64"),
 ];
 /// The platforms this project ships.
-const SHIPPED: [(&str, &str); 6] =
-    [("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64"), ("windows", "amd64"), ("windows", "arm64")];
+const SHIPPED: [(&str, &str); 6] = [
+    ("linux", "amd64"),
+    ("linux", "arm64"),
+    ("darwin", "amd64"),
+    ("darwin", "arm64"),
+    ("windows", "amd64"),
+    ("windows", "arm64"),
+];
 /// validate-krew-manifest's licenseFiles (compared lower-case).
 const LICENSE_FILES: [&str; 6] = ["license", "license.txt", "license.md", "licenses", "licenses.txt", "licenses.md"];
 const WINDOWS_FORBIDDEN: [&str; 22] = [
@@ -62,7 +68,8 @@ fn is_semver(version: &str) -> bool {
     let (rest, build) = rest.split_once('+').map_or((rest, None), |(r, b)| (r, Some(b)));
     let (core, pre) = rest.split_once('-').map_or((rest, None), |(c, p)| (c, Some(p)));
     let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
-    let identifiers = |s: &str| s.split('.').all(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let identifiers =
+        |s: &str| s.split('.').all(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3 && parts.iter().all(|p| number(p)) && pre.is_none_or(identifiers) && build.is_none_or(identifiers)
 }
@@ -108,7 +115,10 @@ fn validate_selector(selector: Option<&Value>) -> Result<(), String> {
     if labels.is_none() && exprs.is_none_or(Vec::is_empty) {
         return Err("empty selector is not supported".into());
     }
-    let keys = labels.into_iter().flat_map(|m| m.keys().map(String::as_str)).chain(exprs.into_iter().flatten().map(|e| str_at(e, "/key")));
+    let keys = labels
+        .into_iter()
+        .flat_map(|m| m.keys().map(String::as_str))
+        .chain(exprs.into_iter().flatten().map(|e| str_at(e, "/key")));
     if let Some(key) = keys.into_iter().find(|k| *k != "os" && *k != "arch") {
         return Err(format!("key {key:?} not supported"));
     }
@@ -148,7 +158,8 @@ fn validate_platform(p: &Value) -> Result<(), String> {
 
 /// validateManifestFile without the install step: the file name, ValidatePlugin, platform use.
 fn validate_manifest(file_name: &str, m: &Value) -> Result<(), String> {
-    let name = file_name.strip_suffix(".yaml").ok_or_else(|| format!("expected manifest extension .yaml: {file_name}"))?;
+    let name =
+        file_name.strip_suffix(".yaml").ok_or_else(|| format!("expected manifest extension .yaml: {file_name}"))?;
     if str_at(m, "/apiVersion") != API_VERSION {
         return Err(format!("apiVersion {:?} is not supported", str_at(m, "/apiVersion")));
     }
@@ -165,7 +176,11 @@ fn validate_manifest(file_name: &str, m: &Value) -> Result<(), String> {
     if short.is_empty() || short.contains(['\r', '\n']) {
         return Err("should have a short description without line breaks".into());
     }
-    let platforms = m.pointer("/spec/platforms").and_then(Value::as_array).filter(|p| !p.is_empty()).ok_or("should have a platform specified")?;
+    let platforms = m
+        .pointer("/spec/platforms")
+        .and_then(Value::as_array)
+        .filter(|p| !p.is_empty())
+        .ok_or("should have a platform specified")?;
     if !is_semver(str_at(m, "/spec/version")) {
         return Err(format!("failed to parse plugin version {:?}", str_at(m, "/spec/version")));
     }
@@ -176,12 +191,14 @@ fn validate_manifest(file_name: &str, m: &Value) -> Result<(), String> {
         }
         // This project's rule: kubectl runs `kubectl-consolidation.exe` on Windows only.
         let windows = KREW_PLATFORMS.iter().any(|(os, arch)| *os == "windows" && selects(&p["selector"], os, arch));
-        if str_at(p, "/bin").ends_with(".exe") != windows {
+        let exe = Path::new(str_at(p, "/bin")).extension().is_some_and(|e| e.eq_ignore_ascii_case("exe"));
+        if exe != windows {
             return Err(format!("spec.platform[{i}]: bin {:?} must end in .exe exactly on windows", str_at(p, "/bin")));
         }
     }
     for (os, arch) in KREW_PLATFORMS {
-        let matching: Vec<usize> = platforms.iter().enumerate().filter(|(_, p)| selects(&p["selector"], os, arch)).map(|(i, _)| i).collect();
+        let matching: Vec<usize> =
+            platforms.iter().enumerate().filter(|(_, p)| selects(&p["selector"], os, arch)).map(|(i, _)| i).collect();
         if matching.len() > 1 {
             return Err(format!("multiple spec.platforms (at indexes {matching:?}) select os={os}/arch={arch}"));
         }
@@ -205,8 +222,11 @@ fn install(platform: &Value, archive: &Path, into: &Path) -> Result<PathBuf, Str
     }
     let extracted = into.join("extracted");
     let installed = into.join("installed");
-    std::fs::create_dir_all(&extracted).and_then(|()| std::fs::create_dir_all(&installed)).map_err(|e| e.to_string())?;
-    let status = Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(&extracted).status().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&extracted)
+        .and_then(|()| std::fs::create_dir_all(&installed))
+        .map_err(|e| e.to_string())?;
+    let status =
+        Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(&extracted).status().map_err(|e| e.to_string())?;
     if !status.success() {
         return Err("the archive does not extract".into());
     }
@@ -233,14 +253,19 @@ fn install(platform: &Value, archive: &Path, into: &Path) -> Result<PathBuf, Str
     }
     let bin = installed.join(str_at(platform, "/bin"));
     if !bin.is_file() {
-        return Err(format!("can't create symbolic link, source binary ({}) cannot be found in extracted archive", bin.display()));
+        return Err(format!(
+            "can't create symbolic link, source binary ({}) cannot be found in extracted archive",
+            bin.display()
+        ));
     }
     let names: Vec<String> = std::fs::read_dir(&installed)
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
         .collect();
     if !names.iter().any(|n| LICENSE_FILES.contains(&n.to_ascii_lowercase().as_str())) {
-        return Err(format!("LICENSE (or alike) file is not extracted from the archive: could not find license file among {names:?}"));
+        return Err(format!(
+            "LICENSE (or alike) file is not extracted from the archive: could not find license file among {names:?}"
+        ));
     }
     Ok(bin)
 }
@@ -303,7 +328,10 @@ fn the_local_manifest_passes_krews_rules_and_installs_the_archive() {
     validate_manifest(file_name, &manifest).expect("krew's rules");
 
     let (os, arch) = host();
-    assert_eq!(archive.file_name().and_then(|n| n.to_str()), Some(format!("kubectl-consolidation-{os}-{arch}.tar.gz").as_str()));
+    assert_eq!(
+        archive.file_name().and_then(|n| n.to_str()),
+        Some(format!("kubectl-consolidation-{os}-{arch}.tar.gz").as_str())
+    );
     let platform = platform_for(&manifest, os, arch).expect("a platform for the host");
     let version = format!("v{}", env!("CARGO_PKG_VERSION"));
     assert_eq!(str_at(&manifest, "/spec/version"), version);
@@ -390,11 +418,17 @@ fn the_rules_reject_what_krew_rejects() {
     assert!(broken("/spec/platforms/0/bin", "kubectl-consolidation.exe".into()).is_err(), ".exe only on windows");
     assert!(broken("/spec/platforms/0/files", serde_json::json!([])).is_err());
     assert!(broken("/spec/platforms/0/selector", serde_json::json!({"matchLabels": {}})).is_err());
-    assert!(broken("/spec/platforms/0/selector", serde_json::json!({"matchLabels": {"os": "linux", "cpu": "x"}})).is_err());
-    assert!(broken("/spec/platforms/0/selector", serde_json::json!({"matchLabels": {"os": "plan9"}})).is_err(), "unsupported");
+    assert!(
+        broken("/spec/platforms/0/selector", serde_json::json!({"matchLabels": {"os": "linux", "cpu": "x"}})).is_err()
+    );
+    assert!(
+        broken("/spec/platforms/0/selector", serde_json::json!({"matchLabels": {"os": "plan9"}})).is_err(),
+        "unsupported"
+    );
     let mut overlapping = good.clone();
     let mut second = good["spec"]["platforms"][0].clone();
-    second["selector"] = serde_json::json!({"matchExpressions": [{"key": "os", "operator": "In", "values": ["linux"]}]});
+    second["selector"] =
+        serde_json::json!({"matchExpressions": [{"key": "os", "operator": "In", "values": ["linux"]}]});
     overlapping["spec"]["platforms"].as_array_mut().expect("platforms").push(second);
     assert!(validate_manifest("consolidation.yaml", &overlapping).is_err(), "two platforms select linux/amd64");
 
@@ -404,7 +438,15 @@ fn the_rules_reject_what_krew_rejects() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("kubectl-consolidation"), "bin").expect("writes");
     let archive = dir.path().join("a.tar.gz");
-    assert!(Command::new("tar").arg("-czf").arg(&archive).arg("-C").arg(dir.path()).arg("kubectl-consolidation").status().expect("tar").success());
+    assert!(Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(dir.path())
+        .arg("kubectl-consolidation")
+        .status()
+        .expect("tar")
+        .success());
     let mut platform = good["spec"]["platforms"][0].clone();
     platform["sha256"] = format!("{:x}", Sha256::digest(std::fs::read(&archive).expect("reads"))).into();
     let into = tempfile::tempdir().expect("temp dir");
@@ -415,5 +457,7 @@ fn the_rules_reject_what_krew_rejects() {
     let error = install(&platform, &archive, into.path()).expect_err("no LICENSE installed");
     assert!(error.contains("LICENSE (or alike)"), "{error}");
     platform["sha256"] = "0".repeat(64).into();
-    assert!(install(&platform, &archive, tempfile::tempdir().expect("dir").path()).expect_err("sha").contains("checksum"));
+    assert!(install(&platform, &archive, tempfile::tempdir().expect("dir").path())
+        .expect_err("sha")
+        .contains("checksum"));
 }

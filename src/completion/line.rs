@@ -67,8 +67,13 @@ pub fn repeatable(arg: &Arg) -> bool {
 /// Splits `words` (the last one is under the cursor, possibly empty) against `root`.
 pub fn parse(root: &Command, words: &[String]) -> Line {
     let (current, before) = words.split_last().map_or(("", &[][..]), |(c, b)| (c.as_str(), b));
-    let mut line =
-        Line { subcommand: None, flags: Vec::new(), positionals: Vec::new(), current: String::new(), cursor: Cursor::Flag };
+    let mut line = Line {
+        subcommand: None,
+        flags: Vec::new(),
+        positionals: Vec::new(),
+        current: String::new(),
+        cursor: Cursor::Flag,
+    };
     let mut pending: Option<String> = None;
     let mut only_positionals = false;
     for word in before {
@@ -117,7 +122,7 @@ pub fn parse(root: &Command, words: &[String]) -> Line {
             line.flags.push((id, None));
         }
     }
-    line.current = current.to_owned();
+    current.clone_into(&mut line.current);
     line.cursor = if let Some(id) = pending {
         Cursor::FlagValue { id, prefix: String::new() }
     } else if !only_positionals && current.starts_with("--") && current.contains('=') {
@@ -127,7 +132,7 @@ pub fn parse(root: &Command, words: &[String]) -> Line {
         match flags.iter().find(|a| a.get_long() == Some(&name[2..]) && takes_value(a)) {
             Some(arg) => {
                 let prefix = format!("{name}=");
-                line.current = value.to_owned();
+                value.clone_into(&mut line.current);
                 Cursor::FlagValue { id: arg.get_id().to_string(), prefix }
             }
             None => Cursor::Flag,
@@ -168,7 +173,10 @@ mod tests {
         let l = line(&["--snapshot", "explain", "plan", ""]);
         assert_eq!(l.value("snapshot"), Some("explain"), "`explain` is the snapshot's path here");
         assert_eq!(l.subcommand.as_deref(), Some("plan"));
-        assert_eq!(line(&["explain", "--snapshot", ""]).cursor, Cursor::FlagValue { id: "snapshot".into(), prefix: String::new() });
+        assert_eq!(
+            line(&["explain", "--snapshot", ""]).cursor,
+            Cursor::FlagValue { id: "snapshot".into(), prefix: String::new() }
+        );
     }
 
     #[test]

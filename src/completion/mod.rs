@@ -55,7 +55,10 @@ impl Completion {
     }
 
     fn files_with_extensions(extensions: &[&str]) -> Self {
-        Completion { candidates: extensions.iter().map(|e| (*e).to_owned()).collect(), directive: directive::FILTER_FILE_EXT }
+        Completion {
+            candidates: extensions.iter().map(|e| (*e).to_owned()).collect(),
+            directive: directive::FILTER_FILE_EXT,
+        }
     }
 
     /// The candidates that start with `current`, each with `prefix` (`--flag=`) in front.
@@ -70,7 +73,11 @@ impl Completion {
 
     /// cobra's wire format.
     pub fn to_cobra(&self) -> String {
-        let mut text: String = self.candidates.iter().map(|c| format!("{c}\n")).collect();
+        let mut text = String::new();
+        for candidate in &self.candidates {
+            text.push_str(candidate);
+            text.push('\n');
+        }
         text.push_str(&format!(":{}\n", self.directive));
         text
     }
@@ -150,7 +157,8 @@ fn flag_names(root: &Command, subcommand: Option<&Command>, line: &Line) -> Comp
 }
 
 /// What `--set` accepts (see `whatif`): keys to complete, then the value is typed.
-const SET_KEYS: [&str; 5] = ["consolidationPolicy=", "consolidateAfter=", "budgets=", "pod-deletion-cost=", "nodepool/"];
+const SET_KEYS: [&str; 5] =
+    ["consolidationPolicy=", "consolidateAfter=", "budgets=", "pod-deletion-cost=", "nodepool/"];
 /// The keys `nodepool/NAME.` may prefix.
 const SET_POOL_KEYS: [&str; 3] = ["consolidationPolicy=", "consolidateAfter=", "budgets="];
 const SET_POLICIES: [&str; 3] = ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"];
@@ -172,12 +180,17 @@ fn flag_value(arg: &Arg, line: &Line, prefix: &str, names: &mut Names) -> Comple
         "snapshot" => Completion::files_with_extensions(&SNAPSHOT_EXTENSIONS),
         "prices" | "kubeconfig" => Completion::files(),
         "output" => {
-            let formats: Vec<String> =
-                Format::value_variants().iter().filter_map(|f| f.to_possible_value()).map(|v| v.get_name().to_owned()).collect();
+            let formats: Vec<String> = Format::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value)
+                .map(|v| v.get_name().to_owned())
+                .collect();
             let matched = Completion::matching(formats, current, prefix, directive::NO_FILE_COMP);
             // `snapshot -o FILE` writes a file; its name is the user's.
             match line.subcommand.as_deref() {
-                Some("snapshot") if matched.candidates.is_empty() => Completion::files_with_extensions(&SNAPSHOT_EXTENSIONS),
+                Some("snapshot") if matched.candidates.is_empty() => {
+                    Completion::files_with_extensions(&SNAPSHOT_EXTENSIONS)
+                }
                 _ => matched,
             }
         }
@@ -223,7 +236,7 @@ fn positional(subcommand: Option<&str>, index: usize, line: &Line, names: &mut N
     let current = line.current.as_str();
     match (subcommand, index) {
         (Some("completion"), 0) => Completion::matching(
-            Shell::value_variants().iter().filter_map(|s| s.to_possible_value()).map(|v| v.get_name().to_owned()),
+            Shell::value_variants().iter().filter_map(ValueEnum::to_possible_value).map(|v| v.get_name().to_owned()),
             current,
             "",
             directive::NO_FILE_COMP,

@@ -15,9 +15,18 @@ use crate::source::{self, ClusterArgs};
 pub const LIVE_DEADLINE: Duration = Duration::from_secs(2);
 
 enum From {
-    /// A snapshot file or the demo; `None` until read, `Some(None)` if unreadable.
-    Snapshot { path: Option<String>, read: Option<Option<Snapshot>> },
+    /// A snapshot file (`None`: the demo), read when first needed.
+    Snapshot {
+        path: Option<String>,
+        read: Read,
+    },
     Cluster(ClusterArgs),
+}
+
+enum Read {
+    NotYet,
+    Unreadable,
+    Done(Box<Snapshot>),
 }
 
 /// The names one completion may ask for.
@@ -38,8 +47,8 @@ impl Names {
             progress: false,
         };
         let from = match line.value("snapshot") {
-            Some(path) => From::Snapshot { path: Some(path.to_owned()), read: None },
-            None if line.has("demo") => From::Snapshot { path: None, read: None },
+            Some(path) => From::Snapshot { path: Some(path.to_owned()), read: Read::NotYet },
+            None if line.has("demo") => From::Snapshot { path: None, read: Read::NotYet },
             None => From::Cluster(kubeconfig.clone()),
         };
         Names { from, namespace: line.value("namespace").map(str::to_owned), kubeconfig }
@@ -47,13 +56,19 @@ impl Names {
 
     fn snapshot(&mut self) -> Option<&Snapshot> {
         let From::Snapshot { path, read } = &mut self.from else { return None };
-        read.get_or_insert_with(|| match path.as_deref() {
-            // Completion never reads stdin: the shell owns it.
-            Some("-") => None,
-            Some(path) => source::file::read_path(Path::new(path)).ok(),
-            None => source::file::read_text(source::DEMO_SNAPSHOT, "<demo>").ok(),
-        })
-        .as_ref()
+        if matches!(read, Read::NotYet) {
+            let loaded = match path.as_deref() {
+                // Completion never reads stdin: the shell owns it.
+                Some("-") => None,
+                Some(path) => source::file::read_path(Path::new(path)).ok(),
+                None => source::file::read_text(source::DEMO_SNAPSHOT, "<demo>").ok(),
+            };
+            *read = loaded.map_or(Read::Unreadable, |s| Read::Done(Box::new(s)));
+        }
+        match read {
+            Read::Done(snapshot) => Some(snapshot),
+            Read::NotYet | Read::Unreadable => None,
+        }
     }
 
     /// Names of `kind`; pods are those of `-n` (else `default`, as `explain pod/NAME` reads).
@@ -73,12 +88,9 @@ impl Names {
             Kind::Node => s.nodes.iter().map(|n| n.metadata.name.clone()).collect(),
             Kind::NodeClaim => s.node_claims.iter().map(|c| c.metadata.name.clone()).collect(),
             Kind::NodePool => s.node_pools.iter().map(|p| p.metadata.name.clone()).collect(),
-            Kind::Pod => s
-                .pods
-                .iter()
-                .filter(|p| p.metadata.namespace() == namespace)
-                .map(|p| p.metadata.name.clone())
-                .collect(),
+            Kind::Pod => {
+                s.pods.iter().filter(|p| p.metadata.namespace() == namespace).map(|p| p.metadata.name.clone()).collect()
+            }
         };
         names.sort();
         names.dedup();

@@ -56,7 +56,8 @@ fn a_bare_word_completes_node_names() {
 
 #[test]
 fn nothing_after_a_complete_target() {
-    for words in [&["--demo", "explain", "node/node-x", ""][..], &["--demo", "plan", ""], &["score", "nodepool/a", "n"]] {
+    for words in [&["--demo", "explain", "node/node-x", ""][..], &["--demo", "plan", ""], &["score", "nodepool/a", "n"]]
+    {
         let c = at(words);
         assert!(c.candidates.is_empty(), "{words:?}: {c:?}");
         assert_eq!(c.directive, NO_FILE_COMP, "{words:?}");
@@ -124,7 +125,10 @@ fn the_wire_format_ends_with_the_directive() {
 fn requests_come_under_kubectls_name_or_as_complete() {
     use std::ffi::OsString;
     let args = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>().into_iter();
-    assert_eq!(super::request(args(&["/bin/kubectl_complete-consolidation", "explain", ""])), Some(vec!["explain".into(), String::new()]));
+    assert_eq!(
+        super::request(args(&["/bin/kubectl_complete-consolidation", "explain", ""])),
+        Some(vec!["explain".into(), String::new()])
+    );
     assert_eq!(super::request(args(&["kubectl-consolidation", "__complete", "pl"])), Some(vec!["pl".into()]));
     assert_eq!(super::request(args(&["kubectl-consolidation", "plan"])), None);
 }
