@@ -2,7 +2,7 @@
 //! 1 unreadable input, 2 bad command line, 3 `pdb-audit --fail-on`), error messages that name
 //! the file, line and field, did-you-mean hints, stdin snapshots, quiet exit on a closed pipe,
 //! the `snapshot` round trip, `--now`, colour control, kubectl plugin discovery and completion,
-//! and the committed completion shim (the scripts: tests/completion.rs). No cluster is needed.
+//! and the committed completion shim (the scripts: tests/it/completion.rs). No cluster is needed.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,9 @@
 //! The integration tests: one binary, one module per concern (cargo builds and links each
 //! `tests/*.rs` file as its own binary, so one binary keeps the suite's link time flat).
 //!
-//! - `cli`: the binary's contract — flags, exit codes, streams, completion, krew manifest.
+//! - `cli`: the binary's contract — flags, exit codes, streams, plugin discovery.
+//! - `completion`: kubectl's completion protocol, live names, the bash/zsh/fish scripts.
+//! - `krew`: the krew manifest `scripts/krew-local.sh` renders, against krew's rules.
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
 //! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
 //! - `live`: live mode over real HTTP against the fake API server in `support`.
@@ -11,7 +13,11 @@
 
 mod acceptance;
 mod cli;
+#[cfg(unix)]
+mod completion;
 mod golden;
+#[cfg(unix)]
+mod krew;
 mod layering;
 mod live;
 mod savings_guard;

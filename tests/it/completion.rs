@@ -7,23 +7,16 @@
 //! then `:<ShellCompDirective>`; NoSpace = 2, NoFileComp = 4, FilterFileExt = 8) and kubectl's
 //! plugin completion (kubectl/pkg/cmd/plugin: it passes the words after the plugin name).
 
-#![cfg(unix)]
-
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::fake_apiserver::{Config, FakeApiServer};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
+use crate::support::fake_apiserver::{Config, FakeApiServer};
+use crate::support::{root, BIN};
+
 const SNAPSHOT: &str = "tests/scenarios/seed-incident-underutilized/snapshot.yaml";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn find_on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
@@ -328,6 +321,6 @@ fn committed_completion_scripts_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "stale completion scripts; regenerate with `UPDATE_COMPLETIONS=1 cargo test --test completion committed`: {stale:?}"
+        "stale completion scripts; regenerate with `UPDATE_COMPLETIONS=1 cargo test --test it committed_completion`: {stale:?}"
     );
 }

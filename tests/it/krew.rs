@@ -10,19 +10,13 @@
 //! project's rules: `bin` ends in `.exe` exactly on Windows, and every platform krew-index
 //! users run (linux, darwin, windows × amd64, arm64) is there.
 
-#![cfg(unix)]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{root, BIN};
 
 // ---- krew's rules ----
 
