@@ -7,9 +7,14 @@
 use std::path::Path;
 use std::process::Command;
 
+/// What `cargo package` writes into a crate tarball.
+const VCS_INFO: &str = ".cargo_vcs_info.json";
+
 fn main() {
     println!("cargo:rerun-if-env-changed=KUBECTL_CONSOLIDATION_COMMIT");
-    println!("cargo:rerun-if-changed=.cargo_vcs_info.json");
+    if Path::new(VCS_INFO).exists() {
+        println!("cargo:rerun-if-changed={VCS_INFO}");
+    }
     let commit = std::env::var("KUBECTL_CONSOLIDATION_COMMIT")
         .ok()
         .filter(|c| !c.trim().is_empty())
@@ -28,13 +33,10 @@ fn git(args: &[&str]) -> Option<String> {
 /// HEAD of the checkout being built; reruns when HEAD or the branch it names moves.
 fn git_head() -> Option<String> {
     let commit = git(&["rev-parse", "--verify", "HEAD"])?;
-    for path in ["HEAD", "packed-refs"] {
-        if let Some(p) = git(&["rev-parse", "--git-path", path]) {
-            println!("cargo:rerun-if-changed={p}");
-        }
-    }
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        if let Some(p) = git(&["rev-parse", "--git-path", &branch]) {
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    for path in ["HEAD", "packed-refs"].into_iter().chain(branch.as_deref()) {
+        // Only files that exist: a missing one would rerun this script on every build.
+        if let Some(p) = git(&["rev-parse", "--git-path", path]).filter(|p| Path::new(p).exists()) {
             println!("cargo:rerun-if-changed={p}");
         }
     }
@@ -44,7 +46,7 @@ fn git_head() -> Option<String> {
 /// `{"git": {"sha1": "…"}, …}` as `cargo package` writes it; read without a JSON parser
 /// (build scripts keep no dependencies).
 fn cargo_vcs_info() -> Option<String> {
-    let text = std::fs::read_to_string(Path::new(".cargo_vcs_info.json")).ok()?;
+    let text = std::fs::read_to_string(VCS_INFO).ok()?;
     let after = &text[text.find("\"sha1\"")? + "\"sha1\"".len()..];
     let start = after.find('"')? + 1;
     let sha: String = after[start..].chars().take_while(char::is_ascii_hexdigit).collect();

@@ -502,3 +502,19 @@ fn big_snapshot(nodes: usize) -> Value {
     }
     json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
+
+/// `--version` names the commit built (build.rs reads git here) and the pinned Karpenter tag.
+#[test]
+fn version_names_the_commit_and_the_pinned_karpenter() {
+    let text = String::from_utf8(stdout_of(&["--version"])).expect("UTF-8");
+    assert!(text.starts_with(&format!("kubectl-consolidation {}\n", env!("CARGO_PKG_VERSION"))), "{text}");
+    assert!(text.contains("replays: kubernetes-sigs/karpenter v1.14."), "{text}");
+    let head = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).current_dir(root()).output();
+    match head {
+        Ok(out) if out.status.success() && std::env::var_os("KUBECTL_CONSOLIDATION_COMMIT").is_none() => {
+            let head = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            assert!(text.contains(&format!("commit: {head}\n")), "{text} (HEAD {head})");
+        }
+        _ => assert!(text.contains("commit: "), "{text}"),
+    }
+}
