@@ -18,8 +18,10 @@ _kubectl_consolidation() {
 
     local out
     out="$("${words[0]}" __complete "${words[@]:1}" 2>/dev/null)" || return 0
-    local -a lines
-    mapfile -t lines <<<"$out"
+    # No mapfile: macOS still ships bash 3.2.
+    local -a lines=()
+    local entry
+    while IFS= read -r entry; do lines+=("$entry"); done <<<"$out"
     local last="${lines[${#lines[@]}-1]}"
     [[ "$last" == :* ]] || return 0
     local directive="${last#:}"
@@ -29,9 +31,9 @@ _kubectl_consolidation() {
     if (( directive & 8 )); then
         # FilterFileExt: the candidates are extensions; offer directories and matching files.
         local ext
-        mapfile -t COMPREPLY < <(compgen -d -- "$bash_current")
+        while IFS= read -r entry; do COMPREPLY+=("$entry"); done < <(compgen -d -- "$bash_current")
         for ext in "${lines[@]}"; do
-            mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X "!*.$ext" -- "$bash_current")
+            while IFS= read -r entry; do COMPREPLY+=("$entry"); done < <(compgen -f -X "!*.$ext" -- "$bash_current")
         done
         compopt -o filenames 2>/dev/null
         return 0
@@ -40,7 +42,7 @@ _kubectl_consolidation() {
         if (( directive & 4 )); then
             return 0
         fi
-        mapfile -t COMPREPLY < <(compgen -f -- "$bash_current")
+        while IFS= read -r entry; do COMPREPLY+=("$entry"); done < <(compgen -f -- "$bash_current")
         compopt -o filenames 2>/dev/null
         return 0
     fi
