@@ -1,9 +1,8 @@
 //! The only wiring: arguments → source → Snapshot → replay (or audit) → report → render → stdout.
 //! No decisions live here.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
 
@@ -11,11 +10,13 @@ use crate::audit::{self, Scope};
 use crate::cli::{Cli, ColorChoice, Command, Output, SortBy};
 use crate::engine;
 use crate::error::{Error, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use crate::object_ref::{did_you_mean, Kind, ObjectRef};
+use crate::object_ref::Kind;
 use crate::render::{self, Format, Styles, TableOptions};
 use crate::report::{self, Report};
+use crate::sink::{write_stdout, Sink};
 use crate::snapshot::Snapshot;
 use crate::source::{self, ClusterArgs, Source};
+use crate::target::{not_found, resolve_node};
 
 /// The process entry point: parses arguments (or serves kubectl's completion protocol).
 pub fn main() -> ExitCode {
@@ -81,7 +82,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             )))
         }
     };
-    let source = source_of(cli)?;
+    let source = source_of(cli);
     let mut snapshot = source::load(&source)?;
     let outcome = report_on(cli, &source, format, &mut snapshot);
     // Freeing a large snapshot object by object takes a tenth of the run (150,000 pods), and
@@ -93,8 +94,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
 /// Everything after the load: prices, what-ifs, the replay and its report.
 fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot) -> Result<u8, Failure> {
     if let Some(path) = &cli.input.prices {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.clone(), source: e })?;
-        let types = source::prices::parse_prices(&text, &path.display().to_string())?;
+        let types = source::prices::read_prices_file(path)?;
         snapshot.merge_instance_types(types);
         snapshot.info.price_source = Some("file".into());
     }
@@ -184,41 +184,25 @@ fn sort_nodes(nodes: &mut [report::plan::NodeSummary], by: Option<SortBy>) {
     }
 }
 
-fn source_of(cli: &Cli) -> Result<Source, Failure> {
+fn source_of(cli: &Cli) -> Source {
     if let Some(path) = &cli.input.snapshot {
-        return Ok(Source::File(path.clone()));
+        return Source::File(path.clone());
     }
     if cli.input.demo {
-        return Ok(Source::Demo);
+        return Source::Demo;
     }
-    Ok(Source::Cluster(cluster_args(cli)?))
+    Source::Cluster(cluster_args(cli))
 }
 
-fn cluster_args(cli: &Cli) -> Result<ClusterArgs, Failure> {
-    let request_timeout = match cli.kube.request_timeout.as_deref() {
-        None => None,
-        Some("0") => Some(Duration::ZERO),
-        Some(raw) => {
-            let parsed = raw
-                .parse::<u64>()
-                .map(Duration::from_secs)
-                .or_else(|_| {
-                    raw.parse::<jiff::SignedDuration>()
-                        .map_err(|e| e.to_string())
-                        .and_then(|d| Duration::try_from(d).map_err(|e| e.to_string()))
-                })
-                .map_err(|e| Failure::Usage(format!("--request-timeout {raw}: {e}")))?;
-            Some(parsed)
-        }
-    };
-    Ok(ClusterArgs {
+fn cluster_args(cli: &Cli) -> ClusterArgs {
+    ClusterArgs {
         kubeconfig: cli.kube.kubeconfig.as_ref().map(Into::into),
         context: cli.kube.context.clone(),
         cluster: cli.kube.cluster.clone(),
         user: cli.kube.user.clone(),
-        request_timeout,
+        request_timeout: cli.kube.request_timeout,
         progress: true,
-    })
+    }
 }
 
 fn scope(cli: &Cli, source: &Source) -> Scope {
@@ -233,87 +217,16 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
     }
 }
 
-/// A target → the node name it stands for (a pod's node, a NodeClaim's node).
-fn resolve_node(snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
-    let nodes = || snapshot.nodes.iter().map(|n| n.metadata.name.as_str());
-    let claims = || snapshot.node_claims.iter().map(|c| c.metadata.name.as_str());
-    match target.kind {
-        Kind::Node => nodes()
-            .chain(claims())
-            .find(|n| *n == target.name)
-            .map(str::to_owned)
-            .ok_or_else(|| not_found(Kind::Node, &target.name, nodes().chain(claims()))),
-        Kind::NodeClaim => claims()
-            .find(|n| *n == target.name)
-            .map(str::to_owned)
-            .ok_or_else(|| not_found(Kind::NodeClaim, &target.name, claims())),
-        Kind::Pod => {
-            let ns = namespace.unwrap_or("default");
-            let pod = snapshot
-                .pods
-                .iter()
-                .find(|p| p.metadata.name == target.name && p.metadata.namespace() == ns)
-                .ok_or_else(|| {
-                    not_found(
-                        Kind::Pod,
-                        &format!("{ns}/{}", target.name),
-                        snapshot.pods.iter().filter(|p| p.metadata.namespace() == ns).map(|p| p.metadata.name.as_str()),
-                    )
-                })?;
-            pod.spec.node_name.clone().ok_or_else(|| Error::TargetNotFound {
-                kind: "node of pod".into(),
-                name: format!("{ns}/{}", target.name),
-                help: "the pod is not bound to a node: nothing to explain until it is scheduled".into(),
-            })
-        }
-        Kind::NodePool => Err(Error::TargetNotFound {
-            kind: "node".into(),
-            name: target.to_string(),
-            help: "explain takes node/NAME, nodeclaim/NAME or pod/NAME; for a NodePool use `score nodepool/NAME` or `budgets nodepool/NAME`".into(),
-        }),
-    }
-}
-
-fn not_found<'a>(kind: Kind, name: &str, known: impl Iterator<Item = &'a str>) -> Error {
-    let known: Vec<&str> = known.collect();
-    let help = match did_you_mean(name, known.iter().copied()) {
-        Some(best) => format!("did you mean {kind}/{best}?"),
-        None if known.is_empty() => format!("the snapshot has no {kind}"),
-        None => format!("known: {}", known.iter().take(8).copied().collect::<Vec<_>>().join(", ")),
-    };
-    Error::TargetNotFound { kind: kind.to_string(), name: name.to_owned(), help }
-}
-
 fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Failure> {
     let snapshot = if redact { crate::snapshot::redact::redact(snapshot) } else { snapshot.clone() };
-    let document = snapshot.to_document();
-    let (json, path) = match &cli.output.output {
-        Output::Format(Format::Json) => (true, None),
-        Output::Format(Format::Yaml | Format::Text) => (false, None),
+    let (json, sink) = match &cli.output.output {
+        Output::Format(Format::Json) => (true, Sink::Stdout),
+        Output::Format(Format::Yaml | Format::Text) => (false, Sink::Stdout),
         Output::Format(other) => {
             return Err(Failure::Usage(format!("snapshot writes yaml or json, not {other:?}").to_lowercase()))
         }
-        Output::File(path) => (path.extension().is_some_and(|e| e == "json"), Some(path.clone())),
+        Output::File(path) => (path.extension().is_some_and(|e| e == "json"), Sink::File(path.clone())),
     };
-    let text = if json {
-        let mut t = serde_json::to_string_pretty(&document).expect("snapshots serialise");
-        t.push('\n');
-        t
-    } else {
-        serde_saphyr::to_string(&document).expect("snapshots serialise")
-    };
-    match path {
-        Some(path) => std::fs::write(&path, text).map_err(|e| Error::Io { path, source: e })?,
-        None => write_stdout(&text)?,
-    }
+    sink.write(&snapshot.to_text(json))?;
     Ok(EXIT_OK)
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-fn write_stdout(text: &str) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
-        _ => Ok(()),
-    }
 }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -139,8 +140,8 @@ pub struct KubeArgs {
     #[arg(short = 'l', long, global = true)]
     pub selector: Option<String>,
     /// Per-request timeout (`30s`, `1m`; `0` = no timeout).
-    #[arg(long, global = true, value_name = "DURATION")]
-    pub request_timeout: Option<String>,
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_request_timeout)]
+    pub request_timeout: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -193,5 +194,30 @@ impl FromStr for Output {
             return Ok(Output::File(PathBuf::from(s)));
         }
         Err(format!("`{s}` is not an output format (text, wide, json, yaml, markdown) or a file path"))
+    }
+}
+
+/// `--request-timeout`: whole seconds (`30`) or a duration (`30s`, `1m`); `0` means none.
+fn parse_request_timeout(raw: &str) -> Result<Duration, String> {
+    raw.parse::<u64>().map(Duration::from_secs).or_else(|_| {
+        raw.parse::<jiff::SignedDuration>()
+            .map_err(|e| e.to_string())
+            .and_then(|d| Duration::try_from(d).map_err(|e| e.to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::parse_request_timeout;
+
+    #[test]
+    fn request_timeout_takes_seconds_or_a_duration() {
+        assert_eq!(parse_request_timeout("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_request_timeout("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_request_timeout("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_request_timeout("-5s").is_err());
+        assert!(parse_request_timeout("soon").is_err());
     }
 }

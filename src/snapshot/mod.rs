@@ -81,6 +81,18 @@ impl Snapshot {
         encode::encode(self)
     }
 
+    /// The snapshot as the text `snapshot` writes: pretty JSON (with a final newline) or YAML.
+    pub fn to_text(&self, json: bool) -> String {
+        let document = self.to_document();
+        if json {
+            let mut text = serde_json::to_string_pretty(&document).expect("snapshots serialise");
+            text.push('\n');
+            text
+        } else {
+            serde_saphyr::to_string(&document).expect("snapshots serialise")
+        }
+    }
+
     /// Whether a feature gate is on, with Karpenter's defaults for gates the snapshot omits.
     pub fn feature_gate(&self, name: &str) -> bool {
         self.info.feature_gates.get(name).copied().unwrap_or(matches!(name, "ReservedCapacity"))

@@ -27,6 +27,12 @@ pub const MEMORY_METRIC: &str = "karpenter_cloudprovider_instance_type_memory_by
 /// Reads prices from an `InstanceTypes` document or from Karpenter's `/metrics` text.
 ///
 /// `path` names the input in diagnostics.
+/// Reads `--prices FILE`: an `InstanceTypes` document or Karpenter's metrics text.
+pub fn read_prices_file(path: &std::path::Path) -> Result<Vec<InstanceType>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.to_path_buf(), source: e })?;
+    parse_prices(&text, &path.display().to_string())
+}
+
 pub fn parse_prices(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {
     let mut types = if looks_like_metrics(text) { from_metrics(text, path)? } else { from_documents(text, path)? };
     sort(&mut types);
