@@ -1,7 +1,7 @@
 //! The only wiring: arguments → source → Snapshot → replay (or audit) → report → render → stdout.
 //! No decisions live here.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
@@ -98,6 +98,9 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
         snapshot.merge_instance_types(types);
         snapshot.info.price_source = Some("file".into());
     }
+    let findings = crate::catalogue::complete(snapshot, &crate::catalogue::CapacitySettings::default());
+    warn(&findings);
+    snapshot.info.estimated = findings;
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     if let Command::Snapshot { redact } = &cli.command {
         return write_snapshot(cli, snapshot, *redact);
@@ -229,4 +232,12 @@ fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Fa
     };
     sink.write(&snapshot.to_text(json))?;
     Ok(EXIT_OK)
+}
+
+/// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters).
+fn warn(findings: &[String]) {
+    let mut err = std::io::stderr().lock();
+    for f in findings {
+        let _ = writeln!(err, "warning: {f}");
+    }
 }

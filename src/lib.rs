@@ -11,6 +11,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod catalogue;
 pub mod cli;
 pub mod completion;
 pub mod engine;

@@ -97,6 +97,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
                 format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason),
             )
         })
+        .chain(snapshot.info.estimated.iter().map(|e| Reason::new(Code::Uncertain, e.clone())))
         .collect();
     let in_focus = |c: &Candidate<'_>| focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
     let nodes = candidates

@@ -203,7 +203,7 @@ impl<'a> Cluster<'a> {
             nodes,
             node_index,
             pools: snapshot.node_pools.iter().map(|p| (p.metadata.name.as_str(), p)).collect(),
-            instance_types: snapshot.instance_types.iter().map(|i| (i.name.as_str(), i)).collect(),
+            instance_types: default_variants(&snapshot.instance_types),
             unbound_pods: Vec::new(),
         };
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
@@ -231,4 +231,17 @@ impl<'a> Cluster<'a> {
     pub fn pool_of(&self, node: &StateNode<'_>) -> Option<&'a NodePool> {
         node.node_pool_name().and_then(|p| self.pools.get(p).copied())
     }
+}
+
+/// Instance types by name: the default NodeClass variant of each (prices are the same in every
+/// variant; per-NodeClass capacity is read through the pool's template, `scheduling::world`).
+fn default_variants(types: &[InstanceType]) -> BTreeMap<&str, &InstanceType> {
+    let mut out: BTreeMap<&str, &InstanceType> = BTreeMap::new();
+    for it in types {
+        let slot = out.entry(it.name.as_str()).or_insert(it);
+        if slot.node_class.is_some() && it.node_class.is_none() {
+            *slot = it;
+        }
+    }
+    out
 }

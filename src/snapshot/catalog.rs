@@ -22,6 +22,10 @@ pub struct SnapshotInfo {
     /// Kinds that could not be read (e.g. RBAC): conclusions that depend on them are uncertain.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<UnreadKind>,
+    /// What the instance-type catalogue estimated or could not find (`catalogue::complete`):
+    /// conclusions that depend on it are uncertain.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub estimated: Vec<String>,
     /// Where prices came from (`metrics`, `file`, `snapshot`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_source: Option<String>,
@@ -46,6 +50,14 @@ pub struct InstanceType {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: StringMap,
     pub offerings: Vec<Offering>,
+    /// Where each figure came from: `cpu`, `memory`, `pods`, … (capacity), `overhead`,
+    /// `labels` → a [`crate::catalogue::Source`] name. Empty for a document's own figures.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub sources: StringMap,
+    /// The EC2NodeClass whose `spec.kubelet` shaped these figures, when it is not the
+    /// default (pods and overhead differ per NodeClass); `None` for every other pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_class: Option<String>,
 }
 
 /// Where and how an instance type can be bought, and for how much.
@@ -59,6 +71,9 @@ pub struct Offering {
     pub available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reservation_id: Option<String>,
+    /// Where the price and availability came from (see [`InstanceType::sources`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Default for Offering {
@@ -69,6 +84,7 @@ impl Default for Offering {
             price: None,
             available: true,
             reservation_id: None,
+            source: None,
         }
     }
 }

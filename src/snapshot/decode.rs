@@ -328,6 +328,7 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
         }
         ("karpenter.sh", "NodePool") => snapshot.node_pools.push(typed(object, at, head)?),
         ("karpenter.sh", "NodeClaim") => snapshot.node_claims.push(typed(object, at, head)?),
+        ("karpenter.k8s.aws", "EC2NodeClass") => snapshot.node_classes.push(typed(object, at, head)?),
         ("kubectl-consolidation", "SnapshotInfo") => {
             let info: SnapshotInfo = typed_unnamed(object, at, head, false)?;
             let explicit = !info.feature_gates.is_empty();
@@ -460,6 +461,7 @@ pub(super) fn sort(s: &mut Snapshot) {
     by_key(&mut s.csi_nodes, |o| &o.metadata);
     by_key(&mut s.node_pools, |o| &o.metadata);
     by_key(&mut s.node_claims, |o| &o.metadata);
+    by_key(&mut s.node_classes, |o| &o.metadata);
     sort_stable(&mut s.events, |a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
     sort_stable(&mut s.instance_types, |a, b| a.name.cmp(&b.name));
 }

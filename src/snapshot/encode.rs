@@ -12,6 +12,7 @@ pub(super) fn encode(s: &Snapshot) -> Value {
     }
     push_all(&mut items, &s.node_pools, "karpenter.sh/v1", "NodePool");
     push_all(&mut items, &s.node_claims, "karpenter.sh/v1", "NodeClaim");
+    push_all(&mut items, &s.node_classes, "karpenter.k8s.aws/v1", "EC2NodeClass");
     push_all(&mut items, &s.nodes, "v1", "Node");
     push_all(&mut items, &s.pods, "v1", "Pod");
     push_all(&mut items, &s.pdbs, "policy/v1", "PodDisruptionBudget");

@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 mod karpenter;
 mod meta;
+mod nodeclass;
 pub mod redact;
 mod storage;
 mod stream;
@@ -26,6 +27,7 @@ pub use karpenter::{
     Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec, NodePool,
     NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
 };
+pub use nodeclass::NodeClass;
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
@@ -56,6 +58,8 @@ pub struct Snapshot {
     pub events: Vec<Event>,
     pub node_pools: Vec<NodePool>,
     pub node_claims: Vec<NodeClaim>,
+    /// `karpenter.k8s.aws/v1 EC2NodeClass`es.
+    pub node_classes: Vec<NodeClass>,
 }
 
 impl Snapshot {
@@ -119,6 +123,7 @@ fn merge_instance_type(existing: &mut InstanceType, extra: InstanceType) {
         existing.overhead = extra.overhead;
     }
     existing.labels.extend(extra.labels);
+    existing.sources.extend(extra.sources);
     for offering in extra.offerings {
         match existing
             .offerings

@@ -24,6 +24,9 @@ pub const CPU_METRIC: &str = "karpenter_cloudprovider_instance_type_cpu_cores";
 /// Memory of an instance type in bytes (the raw EC2 figure); label `instance_type`.
 pub const MEMORY_METRIC: &str = "karpenter_cloudprovider_instance_type_memory_bytes";
 
+/// The source tag of every figure read from metrics (`catalogue::Source::Metrics`).
+const METRICS_SOURCE: &str = "metrics";
+
 /// Reads prices from an `InstanceTypes` document or from Karpenter's `/metrics` text.
 ///
 /// `path` names the input in diagnostics.
@@ -152,9 +155,11 @@ fn from_metrics(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {
         match metric {
             CPU_METRIC if value.is_finite() && value >= 0.0 => {
                 it.capacity.insert("cpu".to_owned(), Quantity::from_milli((value * 1000.0).round() as i128));
+                it.sources.insert("cpu".to_owned(), METRICS_SOURCE.to_owned());
             }
             MEMORY_METRIC if value.is_finite() && value >= 0.0 => {
                 it.capacity.insert("memory".to_owned(), Quantity::from_units(value.round() as i128));
+                it.sources.insert("memory".to_owned(), METRICS_SOURCE.to_owned());
             }
             PRICE_METRIC | AVAILABLE_METRIC => {
                 let zone = labels.get("zone").copied().unwrap_or_default();
@@ -188,6 +193,7 @@ fn offering<'a>(it: &'a mut InstanceType, zone: &str, capacity_type: &str) -> &'
     it.offerings.push(Offering {
         zone: zone.to_owned(),
         capacity_type: capacity_type.to_owned(),
+        source: Some(METRICS_SOURCE.to_owned()),
         ..Offering::default()
     });
     let last = it.offerings.len() - 1;

@@ -63,6 +63,7 @@ pub(super) fn catalogue(rng: &mut Rng) -> Vec<InstanceType> {
                     price: Some(price),
                     available: true,
                     reservation_id: None,
+                    source: None,
                 });
                 let spot = (price * rng.range(0.28, 0.45) * 10_000.0).round() / 10_000.0;
                 offerings.push(Offering {
@@ -71,6 +72,7 @@ pub(super) fn catalogue(rng: &mut Rng) -> Vec<InstanceType> {
                     price: Some(spot),
                     available: rng.below(23) != 0,
                     reservation_id: None,
+                    source: None,
                 });
             }
             out.push(InstanceType {
@@ -79,6 +81,7 @@ pub(super) fn catalogue(rng: &mut Rng) -> Vec<InstanceType> {
                 overhead,
                 labels: type_labels,
                 offerings,
+                ..InstanceType::default()
             });
         }
     }

@@ -47,6 +47,10 @@ impl Requirement {
             "DoesNotExist" => Requirement::does_not_exist(),
             "Gt" => Requirement { greater_than: number(), ..Requirement::exists() },
             "Lt" => Requirement { less_than: number(), ..Requirement::exists() },
+            // Karpenter core v1.9+ (`requirement.go NewRequirementWithFlexibility`): inclusive
+            // bounds, held here as the strict bounds one step outside them.
+            "Gte" => Requirement { greater_than: number().map(|n| n.saturating_sub(1)), ..Requirement::exists() },
+            "Lte" => Requirement { less_than: number().map(|n| n.saturating_add(1)), ..Requirement::exists() },
             _ => return None,
         })
     }
@@ -214,7 +218,7 @@ fn describe(r: &Requirement) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Requirement, Requirements};
+    use super::{NodeSelectorRequirement, Requirement, Requirements};
 
     fn labels(pairs: &[(&str, &str)]) -> Requirements {
         Requirements::from_labels(&pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
@@ -247,6 +251,20 @@ mod tests {
         pod.add("cpu", &Requirement { greater_than: Some(4), ..Requirement::exists() });
         assert!(labels(&[("cpu", "8")]).compatible(&pod, &no_undefined).is_ok());
         assert!(labels(&[("cpu", "2")]).compatible(&pod, &no_undefined).is_err());
+    }
+
+    #[test]
+    fn gte_lte_are_inclusive() {
+        // requirement.go: `Gte 4` admits 4 (`withinBounds` with gte = 4), `Lte 8` admits 8.
+        let reqs = |op: &str, v: &str| {
+            let r = NodeSelectorRequirement { key: "cpu".into(), operator: op.into(), values: vec![v.into()], min_values: None };
+            Requirements::from_karpenter(&[r])
+        };
+        assert!(labels(&[("cpu", "4")]).compatible(&reqs("Gte", "4"), &no_undefined).is_ok());
+        assert!(labels(&[("cpu", "3")]).compatible(&reqs("Gte", "4"), &no_undefined).is_err());
+        assert!(labels(&[("cpu", "8")]).compatible(&reqs("Lte", "8"), &no_undefined).is_ok());
+        assert!(labels(&[("cpu", "9")]).compatible(&reqs("Lte", "8"), &no_undefined).is_err());
+        assert!(labels(&[("cpu", "4")]).compatible(&reqs("Gt", "4"), &no_undefined).is_err());
     }
 
     #[test]

@@ -744,10 +744,8 @@ fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
                 requirements.add(k, &Requirement::in_values([v.clone()]));
             }
             requirements.add(NODEPOOL, &Requirement::in_values([pool.metadata.name.clone()]));
-            let mut instance_types: Vec<&'a InstanceType> = cluster
-                .instance_types
-                .values()
-                .copied()
+            let mut instance_types: Vec<&'a InstanceType> = pool_catalogue(cluster, pool)
+                .into_iter()
                 .filter(|it| super::instance_type_compatible(it, &requirements))
                 .collect();
             super::sort_by_cheapest(&mut instance_types, &requirements);
@@ -755,6 +753,34 @@ fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
             Template { pool, requirements, taints: template.spec.taints.clone(), instance_types, daemon_overhead }
         })
         .collect()
+}
+
+/// The pool's instance types: its EC2NodeClass's variant of a type where the catalogue has
+/// one (kubelet settings change pods and overhead), else the default figures. Mirrors the
+/// provider's `GetInstanceTypes(nodePool)` resolving types per `nodeClassRef`.
+fn pool_catalogue<'a>(cluster: &Cluster<'a>, pool: &NodePool) -> Vec<&'a InstanceType> {
+    let class = pool
+        .spec
+        .template
+        .spec
+        .node_class_ref
+        .as_ref()
+        .and_then(|r| r.get("name"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned);
+    let variants: BTreeMap<&'a str, &'a InstanceType> = class
+        .as_deref()
+        .map(|c| {
+            cluster
+                .snapshot
+                .instance_types
+                .iter()
+                .filter(|it| it.node_class.as_deref() == Some(c))
+                .map(|it| (it.name.as_str(), it))
+                .collect()
+        })
+        .unwrap_or_default();
+    cluster.instance_types.values().map(|&it| variants.get(it.name.as_str()).copied().unwrap_or(it)).collect()
 }
 
 fn pool_ready(pool: &NodePool) -> bool {
