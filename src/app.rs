@@ -98,7 +98,10 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
         snapshot.merge_instance_types(types);
         snapshot.info.price_source = Some("file".into());
     }
-    let findings = crate::catalogue::complete(snapshot, &crate::catalogue::CapacitySettings::default());
+    let (assumed, setting_warnings) =
+        crate::settings::resolve(snapshot, &cli.input.karpenter_settings).map_err(Failure::Usage)?;
+    warn(&setting_warnings);
+    let findings = crate::catalogue::complete(snapshot, &crate::settings::capacity(snapshot));
     warn(&findings);
     snapshot.info.estimated = findings;
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
@@ -109,7 +112,7 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
     let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers };
     let (report, exit) = build_report(cli, source, snapshot, now, &overrides)?;
-    write_stdout(&render::render(&report, format, &styles, table))?;
+    write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
     Ok(exit)
 }
 
@@ -205,6 +208,7 @@ fn cluster_args(cli: &Cli) -> ClusterArgs {
         user: cli.kube.user.clone(),
         request_timeout: cli.kube.request_timeout,
         progress: true,
+        prices_given: cli.input.prices.is_some(),
     }
 }
 

@@ -106,6 +106,11 @@ pub struct InputArgs {
     /// Add prices: an InstanceTypes document or Karpenter's /metrics text.
     #[arg(long, global = true, value_name = "PATH")]
     pub prices: Option<PathBuf>,
+    /// Override a Karpenter setting the controller Deployment sets (repeatable): FEATURE_GATES,
+    /// MIN_VALUES_POLICY, PREFERENCE_POLICY, IGNORE_DRA_REQUESTS, VM_MEMORY_OVERHEAD_PERCENT,
+    /// RESERVED_ENIS, or `version`.
+    #[arg(long = "karpenter-setting", global = true, value_name = "NAME=VALUE")]
+    pub karpenter_settings: Vec<String>,
     /// Fix the clock (RFC 3339). Default: the snapshot's capturedAt, else now.
     #[arg(long, global = true, value_name = "RFC3339")]
     pub now: Option<jiff::Timestamp>,

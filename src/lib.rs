@@ -23,6 +23,7 @@ pub mod render;
 pub mod report;
 pub mod sink;
 pub mod snapshot;
+pub mod settings;
 pub mod source;
 pub mod target;
 pub mod upstream;

@@ -11,6 +11,7 @@ mod tables;
 pub use styles::Styles;
 
 use crate::report::Report;
+use crate::settings::Assumed;
 
 /// `-o` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,15 +29,15 @@ pub struct TableOptions {
     pub no_headers: bool,
 }
 
-/// Renders a report.
-pub fn render(report: &Report, format: Format, styles: &Styles, options: TableOptions) -> String {
+/// Renders a report, headed by the Karpenter version and settings the replay assumed.
+pub fn render(report: &Report, assumed: &Assumed, format: Format, styles: &Styles, options: TableOptions) -> String {
     match format {
-        Format::Json => structured::json(report),
-        Format::Yaml => structured::yaml(report),
+        Format::Json => structured::json(report, assumed),
+        Format::Yaml => structured::yaml(report, assumed),
         Format::Text | Format::Wide | Format::Markdown => {
             let wide = format == Format::Wide;
             let markdown = format == Format::Markdown;
-            match report {
+            let body = match report {
                 Report::Plan(p) if markdown => tables::plan_markdown(p),
                 Report::Plan(p) => tables::plan(p, styles, wide, options.no_headers),
                 Report::Explain(e) if markdown => explain::markdown(e),
@@ -47,7 +48,26 @@ pub fn render(report: &Report, format: Format, styles: &Styles, options: TableOp
                 Report::PdbAudit(a) => pdb_audit::table(a, styles, wide, options.no_headers),
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
                 Report::Budgets(b) => tables::budgets(b, styles, wide, options.no_headers),
+            };
+            if options.no_headers {
+                body
+            } else {
+                format!("{}{body}", header(assumed, markdown))
             }
         }
+    }
+}
+
+/// `Assuming Karpenter v1.14.0 (snapshot); settings: v1.14 defaults` (non-default ones named
+/// with their source).
+fn header(assumed: &Assumed, markdown: bool) -> String {
+    let v = &assumed.karpenter_version;
+    let changed: Vec<String> = assumed.changed().map(|(k, s)| format!("{k}={} ({})", s.value, s.source)).collect();
+    let settings = if changed.is_empty() { "v1.14 defaults".to_owned() } else { changed.join(", ") };
+    let line = format!("Assuming Karpenter {} ({}); settings: {settings}", v.value, v.source);
+    if markdown {
+        format!("_{line}_\n\n")
+    } else {
+        format!("{line}\n")
     }
 }

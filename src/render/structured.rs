@@ -1,15 +1,26 @@
 //! JSON and YAML. A report holds only string-keyed maps and plain values, so serialising it
-//! cannot fail; the `expect`s say so.
+//! cannot fail; the `expect`s say so. Every document carries `assumed`: the Karpenter version
+//! and settings the replay assumed.
+
+use serde::Serialize;
 
 use crate::report::Report;
+use crate::settings::Assumed;
 
-pub(super) fn json(report: &Report) -> String {
-    let mut out = serde_json::to_string_pretty(report).expect("reports serialise to JSON");
+#[derive(Serialize)]
+struct Framed<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    assumed: &'a Assumed,
+}
+
+pub(super) fn json(report: &Report, assumed: &Assumed) -> String {
+    let mut out = serde_json::to_string_pretty(&Framed { report, assumed }).expect("reports serialise to JSON");
     out.push('\n');
     out
 }
 
-pub(super) fn yaml(report: &Report) -> String {
-    let value = serde_json::to_value(report).expect("reports serialise");
+pub(super) fn yaml(report: &Report, assumed: &Assumed) -> String {
+    let value = serde_json::to_value(Framed { report, assumed }).expect("reports serialise");
     serde_saphyr::to_string(&value).expect("reports serialise to YAML")
 }

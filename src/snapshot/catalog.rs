@@ -19,6 +19,10 @@ pub struct SnapshotInfo {
     pub karpenter_version: Option<String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub feature_gates: BTreeMap<String, bool>,
+    /// Karpenter's settings the replay assumed (env names, and `version`), each with where it
+    /// was read: the controller Deployment, a flag of ours, or this document.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, Setting>,
     /// Kinds that could not be read (e.g. RBAC): conclusions that depend on them are uncertain.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<UnreadKind>,
@@ -29,6 +33,14 @@ pub struct SnapshotInfo {
     /// Where prices came from (`metrics`, `file`, `snapshot`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_source: Option<String>,
+}
+
+/// One Karpenter setting and where its value came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Setting {
+    pub value: String,
+    pub source: String,
 }
 
 /// A kind the live source could not list, and why.

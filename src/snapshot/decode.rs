@@ -311,7 +311,16 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
         ("apps", "DaemonSet") => snapshot.daemon_sets.push(typed(object, at, head)?),
         ("apps", "ReplicaSet") => snapshot.replica_sets.push(lean_workload(typed(object, at, head)?)),
         ("apps", "StatefulSet") => snapshot.stateful_sets.push(lean_workload(typed(object, at, head)?)),
-        ("apps", "Deployment") => snapshot.deployments.push(lean_workload(typed(object, at, head)?)),
+        ("apps", "Deployment") => {
+            let controller: Option<super::controller::Deployment> = match &object {
+                Object::Value(v) => serde_json::from_value(v.clone()).ok(),
+                Object::Raw { raw, .. } => serde_json::from_str(raw.get()).ok(),
+            };
+            for (k, v) in controller.and_then(|c| c.settings()).into_iter().flatten() {
+                snapshot.info.settings.entry(k).or_insert(v);
+            }
+            snapshot.deployments.push(lean_workload(typed(object, at, head)?));
+        }
         ("autoscaling", "HorizontalPodAutoscaler") => snapshot.hpas.push(typed(object, at, head)?),
         ("storage.k8s.io", "StorageClass") => snapshot.storage_classes.push(typed(object, at, head)?),
         ("storage.k8s.io", "CSINode") => snapshot.csi_nodes.push(typed(object, at, head)?),
@@ -330,8 +339,12 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
         ("karpenter.sh", "NodeClaim") => snapshot.node_claims.push(typed(object, at, head)?),
         ("karpenter.k8s.aws", "EC2NodeClass") => snapshot.node_classes.push(typed(object, at, head)?),
         ("kubectl-consolidation", "SnapshotInfo") => {
-            let info: SnapshotInfo = typed_unnamed(object, at, head, false)?;
+            let mut info: SnapshotInfo = typed_unnamed(object, at, head, false)?;
             let explicit = !info.feature_gates.is_empty();
+            // Settings a Deployment already gave stay unless this document sets them too.
+            for (k, v) in std::mem::take(&mut snapshot.info.settings) {
+                info.settings.entry(k).or_insert(v);
+            }
             snapshot.info = info;
             return Ok(explicit);
         }

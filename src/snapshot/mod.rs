@@ -6,6 +6,7 @@
 //! gives the same `Snapshot`, whatever order the objects arrived in.
 
 mod catalog;
+pub mod controller;
 mod core;
 mod decode;
 mod encode;
@@ -17,7 +18,7 @@ mod storage;
 mod stream;
 mod workloads;
 
-pub use catalog::{InstanceType, Offering, SnapshotInfo, UnreadKind};
+pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
     ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec, NodeStatus,
     PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, ResourceList, Resources, Volume,

@@ -84,9 +84,11 @@ const NODE: Kind = Kind::new("", "v1", "Node", "nodes");
 const POD: Kind = Kind::new("", "v1", "Pod", "pods");
 const DEPLOYMENT: Kind = Kind::new("apps", "v1", "Deployment", "deployments");
 const EVENT: Kind = Kind::new("", "v1", "Event", "events");
+/// The AWS provider's NodeClass: absent (404) on other providers, which is no warning.
+const EC2_NODE_CLASS: Kind = Kind::new("karpenter.k8s.aws", "v1", "EC2NodeClass", "ec2nodeclasses");
 
 /// Every kind docs/DESIGN.md's input contract reads, in the order failures are reported.
-const KINDS: [Kind; 14] = [
+const KINDS: [Kind; 15] = [
     NODE_POOL,
     NODE_CLAIM,
     NODE,
@@ -101,6 +103,7 @@ const KINDS: [Kind; 14] = [
     Kind::new("", "v1", "PersistentVolume", "persistentvolumes"),
     Kind::new("storage.k8s.io", "v1", "StorageClass", "storageclasses"),
     Kind::new("storage.k8s.io", "v1", "CSINode", "csinodes"),
+    EC2_NODE_CLASS,
 ];
 
 /// Events are read only about these kinds (one list each, filtered on the server and here).
@@ -224,6 +227,9 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         if unread.iter().any(|u| u.kind == job.kind.name) {
             continue;
         }
+        if job.kind.name == EC2_NODE_CLASS.name && failure.code() == Some(404) {
+            continue;
+        }
         match failure.code() {
             Some(403) => {
                 let rule = job.kind.rbac_rule();
@@ -268,6 +274,7 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         snapshot.info.karpenter_version = Some(version);
     }
 
+    let quiet = lines.len();
     match &controller {
         Some(controller) => match metrics::scrape(&http, controller).await {
             Ok(text) => match super::prices::parse_prices(&text, "karpenter /metrics") {
@@ -281,10 +288,14 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
             Err(why) => lines.push(price_warning(controller, &why)),
         },
         None => lines.push(
-            "warning: no Karpenter controller found (Deployment or pods labelled app.kubernetes.io/name=karpenter); \
-             prices are unknown: pass --prices FILE"
+            "warning: no Karpenter controller found (Deployment or pods labelled app.kubernetes.io/name=karpenter), \
+             so its metrics (offering prices and availability) were not read; --prices FILE supplies them"
                 .to_owned(),
         ),
+    }
+    if args.prices_given {
+        // `--prices` supplies what the metrics would have: their failure is not worth a line.
+        lines.truncate(quiet);
     }
     for line in lines {
         // A closed stderr is no reason to lose the snapshot.
@@ -295,7 +306,7 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
 
 fn price_warning(controller: &metrics::Controller, why: &str) -> String {
     format!(
-        "warning: could not read prices from Karpenter's metrics ({why}); prices are unknown: pass --prices FILE \
+        "warning: could not read prices from Karpenter's metrics ({why}); --prices FILE supplies them \
          (an InstanceTypes document or saved /metrics text), or grant in namespace {}: \
          {{apiGroups: [\"\"], resources: [\"services/proxy\", \"pods/proxy\"], verbs: [\"get\"]}}, \
          {{apiGroups: [\"coordination.k8s.io\"], resources: [\"leases\"], verbs: [\"get\"]}}",

@@ -25,6 +25,8 @@ pub struct ClusterArgs {
     pub request_timeout: Option<Duration>,
     /// Show a progress line on stderr (only when stderr is a terminal).
     pub progress: bool,
+    /// `--prices` was given: a failed metrics scrape costs nothing worth a warning.
+    pub prices_given: bool,
 }
 
 /// Where the snapshot comes from.

@@ -1,0 +1,158 @@
+//! Karpenter's settings the replay assumes: read from the controller Deployment (see
+//! `snapshot::controller`), overridden by `--karpenter-setting NAME=VALUE`, else Karpenter
+//! v1.14's defaults (`pkg/operator/options/options.go` in core and in the AWS provider). Pure:
+//! reads and writes the snapshot's `SnapshotInfo`, so `snapshot` records what a replay assumed.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::catalogue::CapacitySettings;
+use crate::snapshot::controller::{SETTINGS, VERSION};
+use crate::snapshot::{Setting, Snapshot};
+
+/// The version whose rules this replay implements.
+pub const PINNED_VERSION: &str = "v1.14";
+const DEFAULT_SOURCE: &str = "default (Karpenter v1.14)";
+const FLAG_SOURCE: &str = "flag --karpenter-setting";
+
+/// v1.14's defaults, by env name.
+const DEFAULTS: [(&str, &str); 6] = [
+    (
+        "FEATURE_GATES",
+        "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false",
+    ),
+    ("MIN_VALUES_POLICY", "Strict"),
+    ("PREFERENCE_POLICY", "Respect"),
+    ("IGNORE_DRA_REQUESTS", "true"),
+    ("VM_MEMORY_OVERHEAD_PERCENT", "0.075"),
+    ("RESERVED_ENIS", "0"),
+];
+
+/// What every report states in its header: the Karpenter version and settings assumed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assumed {
+    pub karpenter_version: Setting,
+    pub settings: BTreeMap<String, Setting>,
+}
+
+impl Assumed {
+    /// The settings that differ from v1.14's defaults.
+    pub fn changed(&self) -> impl Iterator<Item = (&String, &Setting)> {
+        self.settings.iter().filter(|(_, s)| s.source != DEFAULT_SOURCE)
+    }
+}
+
+/// Resolves every setting into `snapshot.info.settings` (flags first), applies
+/// `FEATURE_GATES`, and returns the report header and the warnings (another version).
+pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Vec<String>), String> {
+    let info = &mut snapshot.info;
+    for flag in flags {
+        let (name, value) = flag.split_once('=').ok_or_else(|| format!("--karpenter-setting {flag}: expected NAME=VALUE"))?;
+        let name = name.trim();
+        if name != VERSION && !SETTINGS.iter().any(|(env, _)| *env == name) {
+            let known: Vec<&str> = SETTINGS.iter().map(|(env, _)| *env).chain([VERSION]).collect();
+            return Err(format!("--karpenter-setting {name}: unknown setting; known: {}", known.join(", ")));
+        }
+        validate(name, value.trim())?;
+        let setting = Setting { value: value.trim().to_owned(), source: FLAG_SOURCE.to_owned() };
+        if name == "FEATURE_GATES" {
+            info.feature_gates.extend(parse_gates(&setting.value));
+        }
+        info.settings.insert(name.to_owned(), setting);
+    }
+    if let Some(v) = &info.karpenter_version {
+        info.settings.entry(VERSION.into()).or_insert_with(|| Setting { value: v.clone(), source: "snapshot".into() });
+    }
+    for (name, value) in DEFAULTS {
+        info.settings.entry(name.into()).or_insert_with(|| Setting { value: value.into(), source: DEFAULT_SOURCE.into() });
+    }
+    let version = info.settings.get(VERSION).cloned().unwrap_or_else(|| Setting {
+        value: PINNED_VERSION.into(),
+        source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
+    });
+    info.karpenter_version = Some(version.value.clone());
+    let mut warnings = Vec::new();
+    let bare = version.value.trim_start_matches('v');
+    if !(bare == "1.14" || bare.starts_with("1.14.")) {
+        warnings.push(format!(
+            "the cluster runs Karpenter {} ({}); this replay follows {PINNED_VERSION}, so rules that changed since may differ",
+            version.value, version.source
+        ));
+    }
+    let settings: BTreeMap<String, Setting> =
+        info.settings.iter().filter(|(k, _)| *k != VERSION).map(|(k, v)| (k.clone(), v.clone())).collect();
+    for (name, s) in &settings {
+        if let Err(e) = validate(name, &s.value) {
+            warnings.push(format!("{e} (from {}); Karpenter would refuse to start, the default is assumed", s.source));
+        }
+    }
+    Ok((Assumed { karpenter_version: version, settings }, warnings))
+}
+
+/// `VM_MEMORY_OVERHEAD_PERCENT` and `RESERVED_ENIS` as the catalogue needs them.
+pub fn capacity(snapshot: &Snapshot) -> CapacitySettings {
+    let get = |k: &str| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned());
+    let defaults = CapacitySettings::default();
+    CapacitySettings {
+        vm_memory_overhead_percent: get("VM_MEMORY_OVERHEAD_PERCENT")
+            .and_then(|v| v.parse().ok())
+            .filter(|p: &f64| (0.0..1.0).contains(p))
+            .unwrap_or(defaults.vm_memory_overhead_percent),
+        reserved_enis: get("RESERVED_ENIS").and_then(|v| v.parse().ok()).filter(|n| *n >= 0).unwrap_or(0),
+    }
+}
+
+/// The value Karpenter's option parsing would accept (`options.go Validate`).
+fn validate(name: &str, value: &str) -> Result<(), String> {
+    let ok = match name {
+        "MIN_VALUES_POLICY" => matches!(value, "Strict" | "BestEffort"),
+        "PREFERENCE_POLICY" => matches!(value, "Respect" | "Ignore"),
+        "IGNORE_DRA_REQUESTS" => value.parse::<bool>().is_ok(),
+        "VM_MEMORY_OVERHEAD_PERCENT" => value.parse::<f64>().is_ok_and(|p| (0.0..1.0).contains(&p)),
+        "RESERVED_ENIS" => value.parse::<u32>().is_ok(),
+        "FEATURE_GATES" => value.split(',').filter(|p| !p.trim().is_empty()).all(|p| {
+            p.split_once('=').is_some_and(|(_, v)| v.trim().parse::<bool>().is_ok())
+        }),
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{name}={value} is not a value Karpenter accepts"))
+    }
+}
+
+fn parse_gates(value: &str) -> BTreeMap<String, bool> {
+    value
+        .split(',')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=')?;
+            Some((k.trim().to_owned(), v.trim().eq_ignore_ascii_case("true")))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{capacity, resolve};
+    use crate::snapshot::{Setting, Snapshot};
+
+    #[test]
+    fn flags_win_defaults_fill_and_another_version_warns() {
+        let mut s = Snapshot::default();
+        s.info.settings.insert("version".into(), Setting { value: "1.13.2".into(), source: "deployment".into() });
+        s.info.settings.insert("RESERVED_ENIS".into(), Setting { value: "1".into(), source: "deployment".into() });
+        let flags = ["RESERVED_ENIS=2".to_owned(), "FEATURE_GATES=SpotToSpotConsolidation=true".to_owned()];
+        let (assumed, warnings) = resolve(&mut s, &flags).expect("valid");
+        assert_eq!(assumed.settings["RESERVED_ENIS"].value, "2");
+        assert_eq!(assumed.settings["MIN_VALUES_POLICY"].value, "Strict");
+        assert_eq!(capacity(&s).reserved_enis, 2);
+        assert!(s.feature_gate("SpotToSpotConsolidation"));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("1.13.2"));
+        assert!(resolve(&mut Snapshot::default(), &["MIN_VALUES_POLICY=Sometimes".to_owned()]).is_err());
+        assert!(resolve(&mut Snapshot::default(), &["NOPE=1".to_owned()]).is_err());
+    }
+}
