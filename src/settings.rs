@@ -68,11 +68,14 @@ pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Ve
     for (name, value) in DEFAULTS {
         info.settings.entry(name.into()).or_insert_with(|| Setting { value: value.into(), source: DEFAULT_SOURCE.into() });
     }
-    let version = info.settings.get(VERSION).cloned().unwrap_or_else(|| Setting {
-        value: PINNED_VERSION.into(),
-        source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
-    });
-    info.karpenter_version = Some(version.value.clone());
+    let version = info
+        .settings
+        .entry(VERSION.into())
+        .or_insert_with(|| Setting {
+            value: PINNED_VERSION.into(),
+            source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
+        })
+        .clone();
     let mut warnings = Vec::new();
     let bare = version.value.trim_start_matches('v');
     if !(bare == "1.14" || bare.starts_with("1.14.")) {

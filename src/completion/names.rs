@@ -45,6 +45,7 @@ impl Names {
             user: line.value("user").map(str::to_owned),
             request_timeout: Some(LIVE_DEADLINE),
             progress: false,
+            prices_given: false,
         };
         let from = match line.value("snapshot") {
             Some(path) => From::Snapshot { path: Some(path.to_owned()), read: Read::NotYet },
