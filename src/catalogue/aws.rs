@@ -72,6 +72,14 @@ pub fn provenance() -> impl Iterator<Item = &'static str> {
     DATA.lines().take_while(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim())
 }
 
+/// `aws/karpenter-provider-aws@1d927085dd81`: where the facts were compiled from.
+pub fn origin() -> String {
+    let commit = provenance()
+        .find_map(|l| l.split_once("aws/karpenter-provider-aws @ ").map(|(_, c)| c.trim().to_owned()))
+        .unwrap_or_default();
+    format!("aws/karpenter-provider-aws@{}", commit.get(..12).unwrap_or(&commit))
+}
+
 fn parse(text: &str) -> BTreeMap<String, AwsType> {
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
     let Some(header) = lines.next() else { return BTreeMap::new() };

@@ -51,6 +51,9 @@ struct Tally {
     no_pods: BTreeSet<String>,
     no_price: BTreeSet<String>,
     no_zone: BTreeSet<String>,
+    /// Types without a static price in the region: Karpenter offers them nowhere
+    /// (`offering/base_resolver.go`: an offering without a price is unavailable).
+    not_offered: BTreeSet<String>,
 }
 
 pub(super) struct Builder<'s> {
@@ -193,6 +196,7 @@ impl<'s> Builder<'s> {
         }
         let region = self.region.clone().unwrap_or_else(|| aws::FALLBACK_REGION.to_owned());
         let Some((price, fallback)) = facts.on_demand_price(&region) else {
+            self.tally.not_offered.insert(it.name.clone());
             self.offerings_from_nodes(it);
             return;
         };
@@ -247,9 +251,9 @@ impl<'s> Builder<'s> {
         if !it.capacity.contains_key("pods") {
             self.tally.no_pods.insert(it.name.clone());
         }
-        if it.offerings.is_empty() {
+        if it.offerings.is_empty() && !self.tally.not_offered.contains(&it.name) {
             self.tally.no_zone.insert(it.name.clone());
-        } else if it.offerings.iter().all(|o| o.price.is_none()) {
+        } else if !it.offerings.is_empty() && it.offerings.iter().all(|o| o.price.is_none()) {
             self.tally.no_price.insert(it.name.clone());
         }
     }
@@ -259,7 +263,7 @@ impl<'s> Builder<'s> {
         let mut out = Vec::new();
         let sample = |s: &BTreeSet<String>| crate::reason::abbreviate(&s.iter().cloned().collect::<Vec<_>>());
         if t.from_catalogue > 0 {
-            let origin = aws::provenance().nth(1).unwrap_or_default().to_owned();
+            let origin = aws::origin();
             out.push(format!(
                 "capacity and overhead of {} instance types are Karpenter's pre-launch estimate, computed from the \
                  embedded AWS catalogue ({origin})",

@@ -37,7 +37,12 @@ fn headline(n: &NodeSummary) -> String {
     let deciding = n.reasons.iter().rev().find(|r| {
         !matches!(
             r.code,
-            Code::Candidate | Code::DisruptionCost | Code::BudgetAllowed | Code::NotEmpty | Code::NotDrifted
+            Code::Candidate
+                | Code::DisruptionCost
+                | Code::BudgetAllowed
+                | Code::NotEmpty
+                | Code::NotDrifted
+                | Code::Uncertain
         )
     });
     deciding.map_or_else(String::new, |r| format!("{}: {}", r.code, r.message))

@@ -353,3 +353,86 @@ fn exec_credential_plugin_supplies_the_token() {
     assert!(!server.log().is_empty());
     assert!(server.log().iter().all(|r| r.authorization.as_deref() == Some("Bearer fake-token")));
 }
+
+/// A cluster of real EC2 types (`tests/scenarios/own-real-ec2-replace`).
+const EC2_SCENARIO: &str = "own-real-ec2-replace";
+/// The scenario's clock, so every replay below judges the same instant.
+const EC2_NOW: &str = "2026-11-29T10:00:00Z";
+
+/// `plan -o json`'s commands and each node's (verdict, action, reason), and its stderr.
+fn plan_outcome(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> (Value, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"));
+    command.args(args).args(["--now", EC2_NOW, "plan", "-o", "json"]).env("HOME", home).env("NO_COLOR", "1");
+    match kubeconfig {
+        Some(k) => command.env("KUBECONFIG", k),
+        None => command.env_remove("KUBECONFIG"),
+    };
+    let output = command.output().expect("run the binary");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{args:?}: exit {:?}; stderr:\n{stderr}", output.status.code());
+    let report: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    let nodes: Vec<Value> = report["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| json!([n["name"], n["verdict"], n["action"], n["reason"]]))
+        .collect();
+    (json!({"commands": report["commands"], "nodes": nodes}), stderr)
+}
+
+fn assert_replaces(outcome: &Value) {
+    let command = &outcome["commands"][0];
+    assert_eq!(command["decision"], "replace", "{outcome:#}");
+    assert_eq!(command["replacements"][0]["instanceTypes"], json!(["m5.large", "m5.xlarge"]), "{outcome:#}");
+}
+
+#[test]
+fn live_with_metrics_only_gives_the_file_replay_answer_for_real_ec2_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = support::scenario_path(EC2_SCENARIO);
+    let (file, _) = plan_outcome(&["--snapshot", &scenario.display().to_string()], None, dir.path());
+    assert_replaces(&file);
+
+    // The objects without our documents, Karpenter's controller, and its metrics (prices and
+    // availability per offering, cpu and memory: no pods, no overhead, no labels).
+    let mut objects = support::scenario_objects(EC2_SCENARIO);
+    objects.extend(support::karpenter_controller_objects(LEADER));
+    let metrics = support::metrics_text(&support::scenario_instance_types(EC2_SCENARIO));
+    assert!(!metrics.contains("pods"), "metrics carry no pods capacity");
+    let server = FakeApiServer::start(Config::new(&objects).raw(LEADER_METRICS, 200, &metrics));
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let (live, warnings) = plan_outcome(&[], Some(&kubeconfig), dir.path());
+    assert_eq!(live, file, "live (metrics only) vs file replay with a complete InstanceTypes document");
+    assert!(!warnings.contains("prices are unknown"), "{warnings}");
+    assert!(!server.requests_to(LEADER_METRICS).is_empty(), "the prices came from the metrics");
+
+    // `snapshot` writes the catalogue it used: replaying it offline gives the live answer.
+    let saved = dir.path().join("live.json");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(["snapshot", "-o", &saved.display().to_string()])
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", dir.path())
+        .status()
+        .expect("run snapshot");
+    assert!(status.success());
+    let written = std::fs::read_to_string(&saved).expect("snapshot written");
+    assert!(written.contains("\"aws-catalogue\""), "figures carry their source tags");
+    let (offline, _) = plan_outcome(&["--snapshot", &saved.display().to_string()], None, dir.path());
+    assert_eq!(offline, live, "offline replay of the live snapshot");
+}
+
+#[test]
+fn a_kubectl_capture_without_instance_types_gives_the_same_commands_as_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = support::scenario_path(EC2_SCENARIO);
+    let (with_document, _) = plan_outcome(&["--snapshot", &scenario.display().to_string()], None, dir.path());
+    // What `kubectl get nodes,pods,nodepools,nodeclaims,ec2nodeclasses -A -o yaml` writes: one List.
+    let capture = json!({"apiVersion": "v1", "kind": "List", "items": support::scenario_objects(EC2_SCENARIO)});
+    let path = dir.path().join("capture.yaml");
+    std::fs::write(&path, serde_json::to_string_pretty(&capture).unwrap()).unwrap();
+    let (captured, warnings) = plan_outcome(&["--snapshot", &path.display().to_string()], None, dir.path());
+    assert_replaces(&captured);
+    assert_eq!(captured, with_document);
+    assert!(warnings.contains("embedded AWS catalogue"), "the estimate is said: {warnings}");
+    assert!(!warnings.contains("prices are unknown"), "{warnings}");
+}
