@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Writes tests/scenarios/own-real-ec2-replace/snapshot.yaml: one m5.2xlarge on-demand node
-holding two small pods, in a pool of the m5 family, with a complete InstanceTypes document.
+"""Writes tests/scenarios/<NAME>/snapshot.yaml for NAME in VARIANTS: one m5.2xlarge on-demand
+node holding small pods, in a pool of the m5 family; with a complete InstanceTypes document,
+or (`capture`) as a plain `kubectl get -o yaml` capture plus Karpenter's controller Deployment,
+so that the embedded AWS catalogue and Karpenter's settings decide.
+
+Usage: scripts/gen-ec2-scenario.py NAME > tests/scenarios/NAME/snapshot.yaml
 
 The document's figures are Karpenter's own for these types, as its generated reference
 (aws/karpenter-provider-aws website/content/en/v1.14/reference/instance-types.md, commit
@@ -42,7 +46,33 @@ def ready(kind):
     return [{"type": t, "status": "True", "lastTransitionTime": T0, "reason": t, "message": ""} for t in kind]
 
 
+# name: (source line, capture?, extra pool requirements, pool limits, controller env, pods (count, cpu, memory))
+VARIANTS = {
+    "own-real-ec2-replace": ("kubernetes-sigs/karpenter@v1.14.0 pkg/controllers/disruption/consolidation_test.go Context(\"Replace\") \"can replace node\"",
+                             False, [], {}, {}, (2, "500m", "512Mi")),
+    "own-ec2-gte-lte-bounds": ("kubernetes-sigs/karpenter@v1.14.0 pkg/scheduling/requirement.go NewRequirementWithFlexibility: Gte/Lte are inclusive bounds",
+                               False, [{"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gte", "values": ["2"]},
+                                       {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lte", "values": ["2"]}],
+                               {}, {}, (2, "500m", "512Mi")),
+    "own-ec2-limits-exclude-candidate": ("kubernetes-sigs/karpenter@v1.14.0 pkg/controllers/disruption/helpers.go SimulateScheduling (stateNodes exclude the candidates); "
+                                         "provisioning/scheduling/scheduler.go calculateExistingNodeClaims, add",
+                                         False, [], {"nodes": "1"}, {}, (2, "500m", "512Mi")),
+    "own-ec2-limits-cpu-narrow": ("kubernetes-sigs/karpenter@v1.14.0 pkg/controllers/provisioning/scheduling/scheduler.go filterByRemainingResources: a type whose capacity "
+                                  "exceeds what is left of spec.limits is dropped",
+                                  False, [], {"cpu": "3"}, {}, (2, "500m", "512Mi")),
+    "own-ec2-reserved-enis": ("aws/karpenter-provider-aws pkg/providers/instancetype/types.go ENILimitedPods: "
+                              "RESERVED_ENIS=2 leaves m5.large 1 ENI, (1 x 9) + 2 = 11 pods < 15",
+                              True, [], {}, {"RESERVED_ENIS": "2"}, (15, "50m", "64Mi")),
+    "own-ec2-vm-memory-overhead": ("aws/karpenter-provider-aws pkg/providers/instancetype/types.go memory: "
+                                   "VM_MEMORY_OVERHEAD_PERCENT=0.2 leaves m5.large 8192-1639-674 = 5879Mi < 6400Mi",
+                                   True, [], {}, {"VM_MEMORY_OVERHEAD_PERCENT": "0.2"}, (2, "500m", "3200Mi")),
+}
+
+
 def main():
+    import sys
+    name = sys.argv[1] if len(sys.argv) > 1 else "own-real-ec2-replace"
+    source, capture, extra_requirements, limits, env, (pod_count, pod_cpu, pod_memory) = VARIANTS[name]
     node_type = "m5.2xlarge"
     vcpu, mib, pods, cpu_alloc, mem_alloc, _ = TYPES[node_type]
     labels = {"kubernetes.io/hostname": "ip-10-0-1-1", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
@@ -67,10 +97,11 @@ def main():
              "requirements": [
                  {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["m5"]},
                  {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
-                 {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [ZONE]}],
+                 {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [ZONE]}] + extra_requirements,
              "expireAfter": "Never"}},
              "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
-                            "budgets": [{"nodes": "100%"}]}},
+                            "budgets": [{"nodes": "100%"}]},
+             **({"limits": limits} if limits else {})},
          "status": {"conditions": ready(["ValidationSucceeded", "NodeClassReady", "Ready"])}},
         {"apiVersion": "v1", "kind": "Node",
          "metadata": {"name": "ip-10-0-1-1", "labels": labels, "creationTimestamp": T0},
@@ -89,7 +120,15 @@ def main():
                     "conditions": ready(["Launched", "Registered", "Initialized", "Consolidatable", "Ready"]),
                     "lastPodEventTime": T0}},
     ]
-    for i in range(2):
+    if env:
+        objects.append(
+            {"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": "karpenter", "namespace": "kube-system",
+                          "labels": {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/version": "1.14.0"}},
+             "spec": {"template": {"spec": {"containers": [
+                 {"name": "controller", "image": "public.ecr.aws/karpenter/controller:1.14.0",
+                  "env": [{"name": k, "value": v} for k, v in env.items()]}]}}}})
+    for i in range(pod_count):
         objects.append(
             {"apiVersion": "v1", "kind": "Pod",
              "metadata": {"name": f"web-{i}", "namespace": "default", "labels": {"app": "web"},
@@ -98,19 +137,18 @@ def main():
                                                "uid": "uid-rs-web", "controller": True}]},
              "spec": {"nodeName": "ip-10-0-1-1", "containers": [
                  {"name": "web", "image": "registry.example/web:1",
-                  "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]},
+                  "resources": {"requests": {"cpu": pod_cpu, "memory": pod_memory}}}]},
              "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"},
                                                            {"type": "PodScheduled", "status": "True"}]}})
-    docs = [
-        {"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": "2026-11-29T10:00:00Z",
-         "karpenterVersion": "v1.14.0"},
-        {"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes",
-         "items": [instance_type(n, f) for n, f in TYPES.items()]},
-        {"apiVersion": "v1", "kind": "List", "items": objects},
-    ]
-    header = "# own-real-ec2-replace (generated by scripts/gen-ec2-scenario.py)\n" \
-             "# source: kubernetes-sigs/karpenter@v1.14.0 pkg/controllers/disruption/consolidation_test.go " \
-             "Context(\"Replace\") \"can replace node\"; figures: aws/karpenter-provider-aws v1.14 instance-types.md\n"
+    info = {"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": "2026-11-29T10:00:00Z"}
+    if not capture:
+        info["karpenterVersion"] = "v1.14.0"
+    docs = [info]
+    if not capture:
+        docs.append({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes",
+                     "items": [instance_type(n, f) for n, f in TYPES.items()]})
+    docs.append({"apiVersion": "v1", "kind": "List", "items": objects})
+    header = f"# {name} (generated by scripts/gen-ec2-scenario.py {name})\n# source: {source}\n"
     print(header + yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True), end="")
 
 

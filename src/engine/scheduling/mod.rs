@@ -182,6 +182,45 @@ struct Simulation<'w, 'c, 'a> {
     /// Pods to place, in the order they are tried: (pod, already pending, from a deleting node).
     queue: Vec<(&'a Pod, bool, bool)>,
     results: Results,
+    /// Per NodePool with `spec.limits`: what is left of them (`scheduler.go remainingResources`).
+    remaining: BTreeMap<String, Resources>,
+}
+
+/// `scheduler.go calculateExistingNodeClaims`/`updateRemainingResources`: each pool's limits
+/// less the capacity (and one `nodes`) of every node that stays, i.e. neither a candidate nor
+/// marked for deletion. Resources may go negative, as `resources.Subtract` lets them.
+fn remaining_limits(world: &World<'_, '_>, excluded: &[bool]) -> BTreeMap<String, Resources> {
+    let mut out: BTreeMap<String, Resources> = world
+        .cluster
+        .pools
+        .values()
+        .filter(|p| !p.spec.limits.is_empty())
+        .map(|p| (p.metadata.name.clone(), p.spec.limits.clone()))
+        .collect();
+    if out.is_empty() {
+        return out;
+    }
+    for (i, node) in world.nodes.iter().enumerate() {
+        let Some(left) = node.pool().filter(|_| !excluded[i]).and_then(|p| out.get_mut(p)) else { continue };
+        for (k, v) in left.iter_mut() {
+            let used = if k == "nodes" { Quantity::from_units(1) } else { node.capacity.get(k).copied().unwrap_or_default() };
+            *v = v.minus(used);
+        }
+    }
+    out
+}
+
+/// `scheduler.go subtractMax`: a new NodeClaim may launch as its largest option, so each
+/// limited resource loses the largest capacity among its instance types (`nodes` is no
+/// instance-type capacity, so upstream never counts it down here).
+fn subtract_max(remaining: &mut Resources, types: &[&InstanceType]) {
+    if types.is_empty() {
+        return;
+    }
+    for (k, v) in remaining.iter_mut() {
+        let max = types.iter().filter_map(|it| it.capacity.get(k)).max().copied().unwrap_or_default();
+        *v = v.minus(max);
+    }
 }
 
 /// Why no existing node took a pod: kube-scheduler's counts per reason, over `existing` nodes.
@@ -226,6 +265,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 .then_with(|| a.metadata.uid.cmp(&b.metadata.uid))
                 .then_with(|| a.metadata.key().cmp(&b.metadata.key()))
         });
+        let remaining = remaining_limits(world, &excluded);
         Simulation {
             world,
             options,
@@ -240,6 +280,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             claims: Vec::new(),
             queue,
             results: Results::default(),
+            remaining,
         }
     }
 
@@ -359,6 +400,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                         requests: Resources::new(),
                     });
                     let i = self.claims.len() - 1;
+                    if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
+                        subtract_max(left, &types);
+                    }
                     self.commit_claim(i, pod, &requests, labels, types);
                     return Ok(Placement::Claim(i, true));
                 }
@@ -522,7 +566,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
         let mut total = claim.requests.clone();
         pod::add(&mut total, requests);
-        let fitting = self.fitting_types(claim.template, &claim.instance_types, &reqs, &total);
+        let fresh = claim.pods.is_empty();
+        let fitting = self.fitting_types(claim.template, &claim.instance_types, &reqs, &total, fresh);
         if fitting.is_empty() {
             pod::add(&mut total, &claim.template.daemon_overhead);
             return Err(format!("no instance type satisfied resources {}", describe_resources(&total)));
@@ -536,9 +581,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         types: &[&'a InstanceType],
         reqs: &Requirements,
         total: &Resources,
+        fresh: bool,
     ) -> Vec<&'a InstanceType> {
-        let pool_name = template.pool.metadata.name.as_str();
-        let used = self.world.pool_usage.get(pool_name);
+        // Limits gate only the opening of a claim (`scheduler.go add`); a claim already open
+        // takes more pods without them (`nodeclaim.go CanAdd` does not look at limits).
+        let remaining = self.remaining.get(template.pool.metadata.name.as_str()).filter(|_| fresh);
         let mut need = total.clone();
         pod::add(&mut need, &template.daemon_overhead);
         types
@@ -549,15 +596,15 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 let alloc = allocatable(it);
                 need.iter().all(|(k, v)| v.milli() <= 0 || alloc.get(k).is_some_and(|a| a >= v))
             })
+            // `scheduler.go add`: no `nodes` left exhausts the pool; `filterByRemainingResources`
+            // drops types whose capacity exceeds what is left (a type has no `nodes` capacity,
+            // so a negative `nodes` remainder drops them all).
             .filter(|it| {
-                template.pool.spec.limits.iter().all(|(k, limit)| {
-                    let have = used.and_then(|u| u.get(k)).copied().unwrap_or_default();
-                    let add = if k == "nodes" {
-                        Quantity::from_units(1)
-                    } else {
-                        it.capacity.get(k).copied().unwrap_or_default()
-                    };
-                    have.plus(add) <= *limit
+                remaining.is_none_or(|left| {
+                    left.iter().all(|(k, left)| {
+                        let need = if k == "nodes" { Quantity::from_units(1) } else { it.capacity.get(k).copied().unwrap_or_default() };
+                        need <= *left
+                    })
                 })
             })
             .collect()

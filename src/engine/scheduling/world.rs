@@ -93,7 +93,7 @@ pub struct World<'c, 'a> {
     pub order: Vec<usize>,
     /// NodePools by weight (descending), then name (descending).
     pub templates: Vec<Template<'a>>,
-    /// Resources of existing nodes per NodePool (for `spec.limits`), candidates included.
+    /// Resources of existing nodes per NodePool, every node included (reports show it).
     pub pool_usage: BTreeMap<String, Resources>,
     /// Required pod anti-affinity of the pods in place, grouped by term: one entry per distinct
     /// (topology key, selected pods), with the nodes of the pods holding it.
