@@ -103,7 +103,12 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
     warn(&setting_warnings);
     let findings = crate::catalogue::complete(snapshot, &crate::settings::capacity(snapshot));
     warn(&findings);
-    snapshot.info.estimated = findings;
+    // A snapshot this plugin wrote keeps what its catalogue estimated then.
+    for f in findings {
+        if !snapshot.info.estimated.contains(&f) {
+            snapshot.info.estimated.push(f);
+        }
+    }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     if let Command::Snapshot { redact } = &cli.command {
         return write_snapshot(cli, snapshot, *redact);
@@ -171,6 +176,15 @@ fn build_report(
                 None => None,
             };
             (Report::Budgets(report::budgets::budgets(&replay, pool)), EXIT_OK)
+        }
+        Command::InstanceTypes { target } => {
+            if target.kind != Kind::NodePool {
+                return Err(Failure::Usage(format!("instance-types takes nodepool/NAME, not {target}")));
+            }
+            let catalogue = report::instance_types::catalogue(snapshot, now, &target.name).ok_or_else(|| {
+                not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
+            })?;
+            (Report::InstanceTypes(Box::new(catalogue)), EXIT_OK)
         }
         Command::Snapshot { .. } | Command::Completion { .. } => unreachable!("handled before the replay"),
     })

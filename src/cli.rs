@@ -60,6 +60,12 @@ pub enum Command {
         /// nodepool/NAME (default: every NodePool)
         target: Option<ObjectRef>,
     },
+    /// The instance types a NodePool's replacements are chosen from: capacity, allocatable,
+    /// pods, each offering's price and availability, and where each figure came from.
+    InstanceTypes {
+        /// nodepool/NAME
+        target: ObjectRef,
+    },
     /// Write the state that was read, to replay offline or attach to a bug report.
     ///
     /// `-o FILE` writes to a file (format from its extension), `-o json|yaml` to stdout.

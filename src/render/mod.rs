@@ -1,6 +1,7 @@
 //! EDGE OUT: a [`Report`] → text, a kubectl-style table, JSON, YAML or Markdown. Renderers only
 //! read the report; every number they print is already in it.
 
+mod catalogue;
 mod explain;
 mod pdb_audit;
 mod structured;
@@ -48,6 +49,7 @@ pub fn render(report: &Report, assumed: &Assumed, format: Format, styles: &Style
                 Report::PdbAudit(a) => pdb_audit::table(a, styles, wide, options.no_headers),
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
                 Report::Budgets(b) => tables::budgets(b, styles, wide, options.no_headers),
+                Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, options.no_headers),
             };
             if options.no_headers {
                 body

@@ -6,6 +6,7 @@
 
 pub mod budgets;
 pub mod explain;
+pub mod instance_types;
 pub mod pdb_audit;
 pub mod plan;
 pub mod score;
@@ -25,4 +26,5 @@ pub enum Report {
     Score(score::Score),
     PdbAudit(pdb_audit::PdbAudit),
     Budgets(budgets::Budgets),
+    InstanceTypes(Box<instance_types::Catalogue>),
 }

@@ -518,3 +518,28 @@ fn version_names_the_commit_and_the_pinned_karpenter() {
         _ => assert!(text.contains("commit: "), "{text}"),
     }
 }
+
+#[test]
+fn instance_types_lists_a_pools_catalogue_with_the_source_of_each_figure() {
+    let snapshot = scenario("own-ec2-reserved-enis");
+    let out = stdout_of(&["--snapshot", &snapshot, "instance-types", "nodepool/default", "-o", "json"]);
+    let doc: Value = serde_json::from_slice(&out).expect("JSON");
+    assert_eq!(doc["kind"], "InstanceTypeCatalogue");
+    let types = doc["instanceTypes"].as_array().expect("types");
+    let names: Vec<&str> = types.iter().filter_map(|t| t["name"].as_str()).collect();
+    // The pool admits the m5 family only, cheapest first.
+    assert_eq!(&names[..3], ["m5.large", "m5.xlarge", "m5.2xlarge"], "{names:?}");
+    let large = &types[0];
+    // RESERVED_ENIS=2 from the controller Deployment: (3 − 2) × 9 + 2 pods (types.go ENILimitedPods).
+    assert_eq!(large["pods"], "11");
+    assert_eq!(large["allocatable"]["cpu"], "1930m");
+    assert_eq!(large["sources"]["pods"], "aws-catalogue");
+    assert_eq!(large["offerings"][0]["source"], "aws-static-price");
+    assert_eq!(doc["assumed"]["settings"]["RESERVED_ENIS"]["value"], "2");
+    cmd()
+        .args(["--snapshot", &snapshot, "instance-types", "node/x"])
+        .assert()
+        .code(2)
+        .stderr(contains("instance-types takes nodepool/NAME"));
+    cmd().args(["--snapshot", &snapshot, "instance-types", "nodepool/nope"]).assert().failure().stderr(contains("nope"));
+}

@@ -783,6 +783,24 @@ fn pool_catalogue<'a>(cluster: &Cluster<'a>, pool: &NodePool) -> Vec<&'a Instanc
     cluster.instance_types.values().map(|&it| variants.get(it.name.as_str()).copied().unwrap_or(it)).collect()
 }
 
+/// The instance types a NodePool's template admits (its requirements and labels, its
+/// NodeClass's variant), cheapest first: what `instance-types nodepool/P` lists. `None` when
+/// the snapshot has no such pool.
+pub fn pool_instance_types<'a>(cluster: &Cluster<'a>, pool_name: &str) -> Option<Vec<&'a InstanceType>> {
+    let pool = cluster.pools.get(pool_name).copied()?;
+    let template = &pool.spec.template;
+    let mut requirements = Requirements::from_karpenter(&template.spec.requirements);
+    for (k, v) in &template.metadata.labels {
+        requirements.add(k, &Requirement::in_values([v.clone()]));
+    }
+    let mut types: Vec<&'a InstanceType> = pool_catalogue(cluster, pool)
+        .into_iter()
+        .filter(|it| super::instance_type_compatible(it, &requirements))
+        .collect();
+    super::sort_by_cheapest(&mut types, &requirements);
+    Some(types)
+}
+
 fn pool_ready(pool: &NodePool) -> bool {
     let conditions = &pool.status.conditions;
     let known = |t: &str| crate::snapshot::condition(conditions, t).is_none() || is_true(conditions, t);
