@@ -49,7 +49,8 @@ impl Assumed {
 pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Vec<String>), String> {
     let info = &mut snapshot.info;
     for flag in flags {
-        let (name, value) = flag.split_once('=').ok_or_else(|| format!("--karpenter-setting {flag}: expected NAME=VALUE"))?;
+        let (name, value) =
+            flag.split_once('=').ok_or_else(|| format!("--karpenter-setting {flag}: expected NAME=VALUE"))?;
         let name = name.trim();
         if name != VERSION && !SETTINGS.iter().any(|(env, _)| *env == name) {
             let known: Vec<&str> = SETTINGS.iter().map(|(env, _)| *env).chain([VERSION]).collect();
@@ -66,7 +67,9 @@ pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Ve
         info.settings.entry(VERSION.into()).or_insert_with(|| Setting { value: v.clone(), source: "snapshot".into() });
     }
     for (name, value) in DEFAULTS {
-        info.settings.entry(name.into()).or_insert_with(|| Setting { value: value.into(), source: DEFAULT_SOURCE.into() });
+        info.settings
+            .entry(name.into())
+            .or_insert_with(|| Setting { value: value.into(), source: DEFAULT_SOURCE.into() });
     }
     let version = info
         .settings
@@ -115,9 +118,10 @@ fn validate(name: &str, value: &str) -> Result<(), String> {
         "IGNORE_DRA_REQUESTS" => value.parse::<bool>().is_ok(),
         "VM_MEMORY_OVERHEAD_PERCENT" => value.parse::<f64>().is_ok_and(|p| (0.0..1.0).contains(&p)),
         "RESERVED_ENIS" => value.parse::<u32>().is_ok(),
-        "FEATURE_GATES" => value.split(',').filter(|p| !p.trim().is_empty()).all(|p| {
-            p.split_once('=').is_some_and(|(_, v)| v.trim().parse::<bool>().is_ok())
-        }),
+        "FEATURE_GATES" => value
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .all(|p| p.split_once('=').is_some_and(|(_, v)| v.trim().parse::<bool>().is_ok())),
         _ => true,
     };
     if ok {

@@ -132,8 +132,8 @@ impl AwsType {
         let mib = self.memory_mib - if self.arch == "arm64" { 64 } else { 0 };
         // Upstream computes in bytes: ceil(bytes × percent / 1024 / 1024).
         #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-        let overhead = ((i128::from(mib) * MIB) as f64 * settings.vm_memory_overhead_percent / 1024.0 / 1024.0).ceil()
-            as i64;
+        let overhead =
+            ((i128::from(mib) * MIB) as f64 * settings.vm_memory_overhead_percent / 1024.0 / 1024.0).ceil() as i64;
         mib - overhead
     }
 
@@ -257,7 +257,8 @@ impl AmiFamily {
 /// `kubeReservedResources`' CPU: 6 % of the first core, 1 % of the second, 0.5 % of cores 3–4,
 /// 0.25 % of the rest; each tier truncated to whole millicores as upstream does.
 fn kube_reserved_cpu_milli(milli: i64) -> i64 {
-    let tiers: [(i64, i64, f64); 4] = [(0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 1 << 31, 0.0025)];
+    let tiers: [(i64, i64, f64); 4] =
+        [(0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 1 << 31, 0.0025)];
     let mut total = 0;
     for (start, end, percent) in tiers {
         if milli >= start {

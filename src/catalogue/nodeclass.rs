@@ -173,6 +173,8 @@ mod tests {
         assert_eq!(shape.eviction_hard.get("memory.available").map(String::as_str), Some("5%"));
         assert_eq!(shape.root_volume, Quantity::from_units(100 << 30));
         assert!(!shape.is_default());
-        assert!(NodeClassShape::of(&class(serde_json::json!({"amiSelectorTerms": [{"alias": "al2023@v1"}]}))).is_default());
+        assert!(
+            NodeClassShape::of(&class(serde_json::json!({"amiSelectorTerms": [{"alias": "al2023@v1"}]}))).is_default()
+        );
     }
 }

@@ -124,10 +124,9 @@ impl<'s> Builder<'s> {
             if self.document { vec![None] } else { self.shapes.keys().cloned().collect() };
         for name in &names {
             for variant in &variants {
-                let mut it = existing.get(name.as_str()).map_or_else(
-                    || InstanceType { name: name.clone(), ..InstanceType::default() },
-                    |e| (*e).clone(),
-                );
+                let mut it = existing
+                    .get(name.as_str())
+                    .map_or_else(|| InstanceType { name: name.clone(), ..InstanceType::default() }, |e| (*e).clone());
                 if variant.is_some() {
                     if !aws::catalogue().contains_key(name) {
                         continue;
@@ -135,8 +134,8 @@ impl<'s> Builder<'s> {
                     it.node_class.clone_from(variant);
                 }
                 if !self.document {
-                    self.from_cluster(&mut it, variant.as_ref());
-                    self.from_catalogue(&mut it, variant.as_ref());
+                    self.fill_from_cluster(&mut it, variant.as_ref());
+                    self.fill_from_catalogue(&mut it, variant.as_ref());
                 }
                 self.check(&it);
                 self.types.insert((name.clone(), variant.clone()), it);
@@ -145,7 +144,7 @@ impl<'s> Builder<'s> {
     }
 
     /// Source 2: a NodeClaim or Node of this type (and NodeClass variant).
-    fn from_cluster(&self, it: &mut InstanceType, variant: Option<&String>) {
+    fn fill_from_cluster(&self, it: &mut InstanceType, variant: Option<&String>) {
         let claim = self.snapshot.node_claims.iter().find(|c| {
             c.metadata.labels.get(INSTANCE_TYPE) == Some(&it.name)
                 && !c.status.capacity.is_empty()
@@ -162,10 +161,8 @@ impl<'s> Builder<'s> {
             .or_else(|| node.map(|n| (&n.status.capacity, &n.status.allocatable, &n.metadata.labels, Source::Node)));
         if let Some((capacity, allocatable, labels, source)) = figures {
             fill_capacity(it, capacity, source);
-            let overhead: Resources = capacity
-                .iter()
-                .filter_map(|(k, c)| Some((k.clone(), c.minus(*allocatable.get(k)?))))
-                .collect();
+            let overhead: Resources =
+                capacity.iter().filter_map(|(k, c)| Some((k.clone(), c.minus(*allocatable.get(k)?)))).collect();
             fill_overhead(it, &overhead, source);
             let instance_labels = labels.iter().filter(|(k, _)| is_instance_label(k));
             fill_labels(it, instance_labels.map(|(k, v)| (k.clone(), v.clone())), source);
@@ -178,7 +175,7 @@ impl<'s> Builder<'s> {
     }
 
     /// Sources 3 and 4: the embedded AWS catalogue, then static prices when metrics had none.
-    fn from_catalogue(&mut self, it: &mut InstanceType, variant: Option<&String>) {
+    fn fill_from_catalogue(&mut self, it: &mut InstanceType, variant: Option<&String>) {
         let Some(facts) = self.aws.then(|| aws::catalogue().get(&it.name)).flatten() else {
             self.offerings_from_nodes(it);
             return;
@@ -284,7 +281,11 @@ impl<'s> Builder<'s> {
             ));
         }
         if !t.no_pods.is_empty() {
-            let provider = if self.aws { "the embedded AWS catalogue does not know them" } else { "no embedded catalogue for this cloud provider" };
+            let provider = if self.aws {
+                "the embedded AWS catalogue does not know them"
+            } else {
+                "no embedded catalogue for this cloud provider"
+            };
             out.push(format!(
                 "{} instance types have no pods capacity, overhead or requirement labels ({provider}; only nodes, \
                  NodeClaims and Karpenter's metrics were read): {}",
@@ -356,8 +357,8 @@ fn fill_labels(it: &mut InstanceType, from: impl IntoIterator<Item = (String, St
     let mut added = false;
     let labels: &mut StringMap = &mut it.labels;
     for (k, v) in from {
-        if !labels.contains_key(&k) {
-            labels.insert(k, v);
+        if let std::collections::btree_map::Entry::Vacant(slot) = labels.entry(k) {
+            slot.insert(v);
             added = true;
         }
     }

@@ -58,7 +58,14 @@ mod tests {
     use crate::snapshot::Offering;
 
     fn offering(ct: &str, zone: &str, price: f64, available: bool) -> Offering {
-        Offering { zone: zone.into(), capacity_type: ct.into(), price: Some(price), available, reservation_id: None, source: None }
+        Offering {
+            zone: zone.into(),
+            capacity_type: ct.into(),
+            price: Some(price),
+            available,
+            reservation_id: None,
+            source: None,
+        }
     }
 
     #[test]

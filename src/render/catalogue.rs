@@ -12,7 +12,9 @@ pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool)
         .instance_types
         .iter()
         .map(|t| {
-            let get = |m: &std::collections::BTreeMap<String, String>, k: &str| m.get(k).cloned().unwrap_or_else(|| "-".into());
+            let get = |m: &std::collections::BTreeMap<String, String>, k: &str| {
+                m.get(k).cloned().unwrap_or_else(|| "-".into())
+            };
             let available: Vec<_> = t.offerings.iter().filter(|o| o.available).collect();
             let cheapest = available.iter().filter_map(|o| o.price).min_by(f64::total_cmp);
             let mut sources: Vec<String> = if wide {
@@ -21,7 +23,11 @@ pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool)
                 let mut distinct: Vec<&str> = t.sources.values().map(String::as_str).collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                if distinct.is_empty() { Vec::new() } else { vec![format!("figures:{}", distinct.join("+"))] }
+                if distinct.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![format!("figures:{}", distinct.join("+"))]
+                }
             };
             let mut offer_sources: Vec<&str> = t.offerings.iter().filter_map(|o| o.source.as_deref()).collect();
             offer_sources.sort_unstable();
@@ -61,7 +67,8 @@ pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool)
 }
 
 fn markdown_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = format!("| {} |\n|{}|\n", headers.join(" | "), headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    let mut out =
+        format!("| {} |\n|{}|\n", headers.join(" | "), headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
     for r in rows {
         out.push_str(&format!("| {} |\n", r.join(" | ")));
     }

@@ -91,7 +91,10 @@ impl Deployment {
         }
         let labels: &StringMap = &self.metadata.labels;
         if let Some(v) = labels.get("app.kubernetes.io/version") {
-            out.insert(VERSION.into(), Setting { value: v.clone(), source: format!("{who} label app.kubernetes.io/version") });
+            out.insert(
+                VERSION.into(),
+                Setting { value: v.clone(), source: format!("{who} label app.kubernetes.io/version") },
+            );
         } else if let Some(tag) = image_tag(&controller.image) {
             out.insert(VERSION.into(), Setting { value: tag, source: format!("{who} image tag") });
         }
@@ -146,7 +149,10 @@ mod tests {
         assert_eq!(s["MIN_VALUES_POLICY"].value, "BestEffort");
         assert_eq!(s["IGNORE_DRA_REQUESTS"].value, "true");
         assert_eq!(s["version"].value, "1.13.2");
-        assert_eq!(flag_value(&["--feature-gates".into(), "A=true".into()], "--feature-gates").as_deref(), Some("A=true"));
+        assert_eq!(
+            flag_value(&["--feature-gates".into(), "A=true".into()], "--feature-gates").as_deref(),
+            Some("A=true")
+        );
         assert_eq!(image_tag("registry:5000/karpenter"), None);
     }
 }

@@ -28,8 +28,8 @@ pub use karpenter::{
     Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec, NodePool,
     NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
 };
-pub use nodeclass::NodeClass;
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
+pub use nodeclass::NodeClass;
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
     PvcSpec, StorageClass,

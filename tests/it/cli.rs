@@ -541,5 +541,9 @@ fn instance_types_lists_a_pools_catalogue_with_the_source_of_each_figure() {
         .assert()
         .code(2)
         .stderr(contains("instance-types takes nodepool/NAME"));
-    cmd().args(["--snapshot", &snapshot, "instance-types", "nodepool/nope"]).assert().failure().stderr(contains("nope"));
+    cmd()
+        .args(["--snapshot", &snapshot, "instance-types", "nodepool/nope"])
+        .assert()
+        .failure()
+        .stderr(contains("nope"));
 }

@@ -14,6 +14,7 @@ use crate::snapshot::InstanceType;
 /// (type, arch, vCPU, memory GiB, max pods, ENIs, IPv4 per ENI, allocatable milli-CPU,
 /// allocatable memory MiB, us-east-1 USD/h)
 #[rustfmt::skip]
+#[allow(clippy::unreadable_literal, clippy::type_complexity, reason = "the table's rows, as PRICING.md prints them")]
 const FACTS: [(&str, &str, i64, i64, i64, i64, i64, i128, i128, f64); 56] = [
     ("m5.large", "amd64", 2, 8, 29, 3, 10, 1930, 6903, 0.096),
     ("m5.xlarge", "amd64", 4, 16, 58, 4, 15, 3920, 14162, 0.192),

@@ -203,7 +203,8 @@ fn remaining_limits(world: &World<'_, '_>, excluded: &[bool]) -> BTreeMap<String
     for (i, node) in world.nodes.iter().enumerate() {
         let Some(left) = node.pool().filter(|_| !excluded[i]).and_then(|p| out.get_mut(p)) else { continue };
         for (k, v) in left.iter_mut() {
-            let used = if k == "nodes" { Quantity::from_units(1) } else { node.capacity.get(k).copied().unwrap_or_default() };
+            let used =
+                if k == "nodes" { Quantity::from_units(1) } else { node.capacity.get(k).copied().unwrap_or_default() };
             *v = v.minus(used);
         }
     }
@@ -602,7 +603,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             .filter(|it| {
                 remaining.is_none_or(|left| {
                     left.iter().all(|(k, left)| {
-                        let need = if k == "nodes" { Quantity::from_units(1) } else { it.capacity.get(k).copied().unwrap_or_default() };
+                        let need = if k == "nodes" {
+                            Quantity::from_units(1)
+                        } else {
+                            it.capacity.get(k).copied().unwrap_or_default()
+                        };
                         need <= *left
                     })
                 })

@@ -257,7 +257,12 @@ mod tests {
     fn gte_lte_are_inclusive() {
         // requirement.go: `Gte 4` admits 4 (`withinBounds` with gte = 4), `Lte 8` admits 8.
         let reqs = |op: &str, v: &str| {
-            let r = NodeSelectorRequirement { key: "cpu".into(), operator: op.into(), values: vec![v.into()], min_values: None };
+            let r = NodeSelectorRequirement {
+                key: "cpu".into(),
+                operator: op.into(),
+                values: vec![v.into()],
+                min_values: None,
+            };
             Requirements::from_karpenter(&[r])
         };
         assert!(labels(&[("cpu", "4")]).compatible(&reqs("Gte", "4"), &no_undefined).is_ok());
