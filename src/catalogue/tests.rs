@@ -110,3 +110,28 @@ status:
     assert_eq!(it.sources.get("pods").map(String::as_str), Some("node"));
     assert!(findings.iter().any(|f| f.starts_with("prices are unknown for 1")), "{findings:?}");
 }
+
+#[test]
+fn a_key_the_type_lacks_fails_every_operator_but_not_in_and_does_not_exist() {
+    use crate::engine::scheduling::instance_type_compatible;
+    use crate::engine::scheduling::requirements::Requirements;
+    use crate::snapshot::NodeSelectorRequirement;
+    let mut s = snapshot(CAPTURE);
+    complete(&mut s, &CapacitySettings::default());
+    let get = |name: &str| s.instance_types.iter().find(|t| t.name == name && t.node_class.is_none()).expect(name);
+    let reqs = |op: &str, values: &[&str]| {
+        Requirements::from_karpenter(&[NodeSelectorRequirement {
+            key: "karpenter.k8s.aws/instance-gpu-count".into(),
+            operator: op.into(),
+            values: values.iter().map(|v| (*v).to_owned()).collect(),
+            min_values: None,
+        }])
+    };
+    // instancetype/types.go: gpu-count is DoesNotExist on CPU-only types.
+    assert!(!instance_type_compatible(get("m5.large"), &reqs("Exists", &[])));
+    assert!(!instance_type_compatible(get("m5.large"), &reqs("Gte", &["1"])));
+    assert!(instance_type_compatible(get("m5.large"), &reqs("DoesNotExist", &[])));
+    assert!(instance_type_compatible(get("m5.large"), &reqs("NotIn", &["8"])));
+    assert!(instance_type_compatible(get("p4d.24xlarge"), &reqs("Gte", &["8"])));
+    assert!(!instance_type_compatible(get("p4d.24xlarge"), &reqs("Lte", &["7"])));
+}

@@ -396,6 +396,49 @@ impl Redactor {
         }
     }
 
+    /// An EC2NodeClass keeps only what shapes capacity (AMI family or alias, kubelet, block
+    /// device sizes, EFA-only interfaces) and its subnets' zones: roles, tags, selector terms
+    /// and IDs go. Its name is hashed as every `nodeClassRef` to it is; the settings stay.
+    fn node_class(&mut self, class: &mut crate::snapshot::NodeClass) {
+        self.meta("nodeclass", &mut class.metadata);
+        let mut spec = serde_json::Map::new();
+        for key in ["amiFamily", "kubelet", "networkInterfaces"] {
+            if let Some(v) = class.spec.get(key) {
+                spec.insert(key.to_owned(), v.clone());
+            }
+        }
+        if let Some(Value::Array(mappings)) = class.spec.get("blockDeviceMappings") {
+            // Sizes only: snapshot and KMS key IDs are the account's.
+            let sizes: Vec<Value> = mappings
+                .iter()
+                .map(|m| {
+                    serde_json::json!({"deviceName": m.get("deviceName"), "rootVolume": m.get("rootVolume"),
+                                       "ebs": {"volumeSize": m.pointer("/ebs/volumeSize")}})
+                })
+                .collect();
+            spec.insert("blockDeviceMappings".to_owned(), Value::Array(sizes));
+        }
+        if let Some(Value::Array(terms)) = class.spec.get("amiSelectorTerms") {
+            let aliases: Vec<Value> = terms
+                .iter()
+                .filter_map(|t| t.get("alias").cloned())
+                .map(|alias| serde_json::json!({"alias": alias}))
+                .collect();
+            spec.insert("amiSelectorTerms".to_owned(), Value::Array(aliases));
+        }
+        class.spec = Value::Object(spec);
+        let zones: Vec<Value> = class
+            .status
+            .get("subnets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|subnet| subnet.get("zone").cloned())
+            .map(|zone| serde_json::json!({"zone": zone}))
+            .collect();
+        class.status = if zones.is_empty() { Value::Null } else { serde_json::json!({"subnets": zones}) };
+    }
+
     fn instance_type(&mut self, it: &mut InstanceType) {
         for offering in &mut it.offerings {
             if let Some(id) = &mut offering.reservation_id {
@@ -413,6 +456,12 @@ impl Redactor {
         s.nodes.iter_mut().for_each(|n| self.node(n));
         s.node_claims.iter_mut().for_each(|c| self.node_claim(c));
         s.instance_types.iter_mut().for_each(|it| self.instance_type(it));
+        s.node_classes.iter_mut().for_each(|c| self.node_class(c));
+        for it in &mut s.instance_types {
+            if let Some(class) = &mut it.node_class {
+                *class = self.name("nodeclass", class);
+            }
+        }
         s.pods.iter_mut().for_each(|p| self.pod(p));
         for pdb in &mut s.pdbs {
             self.meta("pdb", &mut pdb.metadata);

@@ -189,23 +189,30 @@ struct Simulation<'w, 'c, 'a> {
 /// `scheduler.go calculateExistingNodeClaims`/`updateRemainingResources`: each pool's limits
 /// less the capacity (and one `nodes`) of every node that stays, i.e. neither a candidate nor
 /// marked for deletion. Resources may go negative, as `resources.Subtract` lets them.
-fn remaining_limits(world: &World<'_, '_>, excluded: &[bool]) -> BTreeMap<String, Resources> {
-    let mut out: BTreeMap<String, Resources> = world
-        .cluster
-        .pools
-        .values()
-        .filter(|p| !p.spec.limits.is_empty())
-        .map(|p| (p.metadata.name.clone(), p.spec.limits.clone()))
-        .collect();
+fn remaining_limits(world: &World<'_, '_>, excluded: &[usize]) -> BTreeMap<String, Resources> {
+    let mut out: BTreeMap<String, Resources> = BTreeMap::new();
+    for pool in world.cluster.pools.values().filter(|p| !p.spec.limits.is_empty()) {
+        let name = pool.metadata.name.as_str();
+        let used = world.pool_usage.get(name);
+        let left: Resources = pool
+            .spec
+            .limits
+            .iter()
+            .map(|(k, limit)| (k.clone(), limit.minus(used.and_then(|u| u.get(k)).copied().unwrap_or_default())))
+            .collect();
+        out.insert(name.to_owned(), left);
+    }
     if out.is_empty() {
         return out;
     }
-    for (i, node) in world.nodes.iter().enumerate() {
-        let Some(left) = node.pool().filter(|_| !excluded[i]).and_then(|p| out.get_mut(p)) else { continue };
+    // `pool_usage` counts every node: give back what the excluded ones hold.
+    for &i in excluded {
+        let node = &world.nodes[i];
+        let Some(left) = node.pool().and_then(|p| out.get_mut(p)) else { continue };
         for (k, v) in left.iter_mut() {
-            let used =
+            let held =
                 if k == "nodes" { Quantity::from_units(1) } else { node.capacity.get(k).copied().unwrap_or_default() };
-            *v = v.minus(used);
+            *v = v.plus(held);
         }
     }
     out
@@ -266,7 +273,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 .then_with(|| a.metadata.uid.cmp(&b.metadata.uid))
                 .then_with(|| a.metadata.key().cmp(&b.metadata.key()))
         });
-        let remaining = remaining_limits(world, &excluded);
+        let remaining = remaining_limits(world, &excluded_list);
         Simulation {
             world,
             options,
@@ -825,8 +832,22 @@ pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool 
     if it.labels.iter().any(|(k, v)| reqs.get(k).is_some_and(|r| !r.allows(v))) {
         return false;
     }
+    // The AWS provider gives every type every `karpenter.k8s.aws/instance-*` key, absent ones
+    // as `DoesNotExist` (`instancetype/types.go computeRequirements`): a type that carries
+    // those labels but not this one fails `Exists`, `In`, `Gt`… on it (a GPU requirement
+    // excludes CPU-only types).
+    let from = (std::ops::Bound::Included(AWS_INSTANCE_LABEL), std::ops::Bound::Unbounded);
+    let mut on_aws_keys = reqs.0.range::<str, _>(from).take_while(|(k, _)| k.starts_with(AWS_INSTANCE_LABEL));
+    if on_aws_keys.any(|(k, r)| !it.labels.contains_key(k) && !r.allows_absent())
+        && it.labels.range::<str, _>(from).next().is_some_and(|(k, _)| k.starts_with(AWS_INSTANCE_LABEL))
+    {
+        return false;
+    }
     it.offerings.iter().any(|o| offering_compatible(o, reqs) && o.available)
 }
+
+/// The prefix of the AWS provider's instance-type labels (`pkg/apis/v1/labels.go`).
+const AWS_INSTANCE_LABEL: &str = "karpenter.k8s.aws/instance-";
 
 /// Whether an offering's zone and capacity type satisfy the requirements.
 pub fn offering_compatible(o: &Offering, reqs: &Requirements) -> bool {

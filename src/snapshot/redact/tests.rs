@@ -192,3 +192,28 @@ fn free_text_keeps_unknown_words() {
     let known = [("web".to_owned(), "pod-1".to_owned())].into_iter().collect();
     assert_eq!(rewrite_text("pod ns/web is web-1, web.", &known), "pod ns/pod-1 is web-1, pod-1.");
 }
+
+#[test]
+fn an_ec2nodeclass_keeps_what_shapes_capacity_and_loses_the_accounts_details() {
+    let mut documents = vec![json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+        "metadata": {"name": "secret-class"},
+        "spec": {"role": "KarpenterNodeRole-prod", "tags": {"team": "payments"},
+                 "amiSelectorTerms": [{"alias": "al2023@latest"}, {"id": "ami-0abc"}],
+                 "kubelet": {"maxPods": 110},
+                 "blockDeviceMappings": [{"deviceName": "/dev/xvda", "rootVolume": true,
+                                          "ebs": {"volumeSize": "100Gi", "kmsKeyID": "arn:aws:kms:key"}}]},
+        "status": {"subnets": [{"id": "subnet-0abc", "zone": "us-east-1a", "zoneID": "use1-az1"}]}})];
+    documents.push(snapshot().to_document());
+    let original = Snapshot::from_documents(documents).expect("snapshot");
+    let redacted = redact(&original);
+    let class = &redacted.node_classes[0];
+    let text = serde_json::to_string(class).expect("json");
+    for secret in ["secret-class", "KarpenterNodeRole", "payments", "ami-0abc", "kms", "subnet-0abc"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    assert_eq!(class.spec["kubelet"]["maxPods"], 110);
+    assert_eq!(class.spec["blockDeviceMappings"][0]["ebs"]["volumeSize"], "100Gi");
+    assert_eq!(class.status["subnets"][0]["zone"], "us-east-1a");
+    let reference = redacted.node_pools[0].spec.template.spec.node_class_ref.as_ref().expect("ref");
+    assert_eq!(reference["name"], class.metadata.name.as_str(), "the pool still points at its class");
+}
