@@ -98,8 +98,8 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
         snapshot.merge_instance_types(types);
         snapshot.info.price_source = Some("file".into());
     }
-    let (assumed, setting_warnings) =
-        crate::settings::resolve(snapshot, &cli.input.karpenter_settings).map_err(Failure::Usage)?;
+    let setting_warnings = crate::settings::resolve(snapshot, &cli.input.karpenter_settings).map_err(Failure::Usage)?;
+    let assumed = report::Assumed::of(&snapshot.info);
     warn(&setting_warnings);
     let findings = crate::catalogue::complete(snapshot, &crate::settings::capacity(snapshot));
     warn(&findings);

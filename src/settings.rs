@@ -5,8 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::catalogue::CapacitySettings;
 use crate::snapshot::controller::{SETTINGS, VERSION};
 use crate::snapshot::{Setting, Snapshot};
@@ -29,24 +27,12 @@ const DEFAULTS: [(&str, &str); 6] = [
     ("RESERVED_ENIS", "0"),
 ];
 
-/// What every report states in its header: the Karpenter version and settings assumed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Assumed {
-    pub karpenter_version: Setting,
-    pub settings: BTreeMap<String, Setting>,
-}
+/// Where a setting at its v1.14 default says it came from.
+pub const DEFAULT_SOURCE_NAME: &str = DEFAULT_SOURCE;
 
-impl Assumed {
-    /// The settings that differ from v1.14's defaults.
-    pub fn changed(&self) -> impl Iterator<Item = (&String, &Setting)> {
-        self.settings.iter().filter(|(_, s)| s.source != DEFAULT_SOURCE)
-    }
-}
-
-/// Resolves every setting into `snapshot.info.settings` (flags first), applies
-/// `FEATURE_GATES`, and returns the report header and the warnings (another version).
-pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Vec<String>), String> {
+/// Resolves every setting into `snapshot.info.settings` (flags first, `version` included),
+/// applies `FEATURE_GATES`, and returns the warnings (another version, a refused value).
+pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
     let info = &mut snapshot.info;
     for flag in flags {
         let (name, value) =
@@ -87,14 +73,12 @@ pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<(Assumed, Ve
             version.value, version.source
         ));
     }
-    let settings: BTreeMap<String, Setting> =
-        info.settings.iter().filter(|(k, _)| *k != VERSION).map(|(k, v)| (k.clone(), v.clone())).collect();
-    for (name, s) in &settings {
+    for (name, s) in info.settings.iter().filter(|(k, _)| *k != VERSION) {
         if let Err(e) = validate(name, &s.value) {
             warnings.push(format!("{e} (from {}); Karpenter would refuse to start, the default is assumed", s.source));
         }
     }
-    Ok((Assumed { karpenter_version: version, settings }, warnings))
+    Ok(warnings)
 }
 
 /// `VM_MEMORY_OVERHEAD_PERCENT` and `RESERVED_ENIS` as the catalogue needs them.
@@ -152,9 +136,10 @@ mod tests {
         s.info.settings.insert("version".into(), Setting { value: "1.13.2".into(), source: "deployment".into() });
         s.info.settings.insert("RESERVED_ENIS".into(), Setting { value: "1".into(), source: "deployment".into() });
         let flags = ["RESERVED_ENIS=2".to_owned(), "FEATURE_GATES=SpotToSpotConsolidation=true".to_owned()];
-        let (assumed, warnings) = resolve(&mut s, &flags).expect("valid");
-        assert_eq!(assumed.settings["RESERVED_ENIS"].value, "2");
-        assert_eq!(assumed.settings["MIN_VALUES_POLICY"].value, "Strict");
+        let warnings = resolve(&mut s, &flags).expect("valid");
+        assert_eq!(s.info.settings["RESERVED_ENIS"].value, "2");
+        assert_eq!(s.info.settings["RESERVED_ENIS"].source, "flag --karpenter-setting");
+        assert_eq!(s.info.settings["MIN_VALUES_POLICY"].value, "Strict");
         assert_eq!(capacity(&s).reserved_enis, 2);
         assert!(s.feature_gate("SpotToSpotConsolidation"));
         assert_eq!(warnings.len(), 1, "{warnings:?}");

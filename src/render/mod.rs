@@ -11,8 +11,8 @@ mod tables;
 
 pub use styles::Styles;
 
+use crate::report::Assumed;
 use crate::report::Report;
-use crate::settings::Assumed;
 
 /// `-o` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

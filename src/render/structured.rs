@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
+use crate::report::Assumed;
 use crate::report::Report;
-use crate::settings::Assumed;
 
 #[derive(Serialize)]
 struct Framed<'a> {

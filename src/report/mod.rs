@@ -17,6 +17,46 @@ use serde::Serialize;
 use crate::snapshot::API_VERSION;
 pub use views::{Action, StepKind, Verdict};
 
+/// What every report states in its header (`assumed` in JSON/YAML): the Karpenter version
+/// and each setting the replay assumed, with where it came from (see `crate::settings`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assumed {
+    pub karpenter_version: AssumedSetting,
+    pub settings: std::collections::BTreeMap<String, AssumedSetting>,
+}
+
+/// One setting's value and source.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AssumedSetting {
+    pub value: String,
+    pub source: String,
+    /// Whether it is v1.14's default (the text header names only the others).
+    #[serde(skip)]
+    pub default: bool,
+}
+
+impl Assumed {
+    /// From the settings `settings::resolve` recorded in the snapshot.
+    pub fn of(info: &crate::snapshot::SnapshotInfo) -> Assumed {
+        let view = |s: &crate::snapshot::Setting| AssumedSetting {
+            value: s.value.clone(),
+            source: s.source.clone(),
+            default: s.source == crate::settings::DEFAULT_SOURCE_NAME,
+        };
+        let version = crate::snapshot::controller::VERSION;
+        Assumed {
+            karpenter_version: info.settings.get(version).map(view).unwrap_or_default(),
+            settings: info.settings.iter().filter(|(k, _)| *k != version).map(|(k, s)| (k.clone(), view(s))).collect(),
+        }
+    }
+
+    /// The settings that differ from v1.14's defaults.
+    pub fn changed(&self) -> impl Iterator<Item = (&String, &AssumedSetting)> {
+        self.settings.iter().filter(|(_, s)| !s.default)
+    }
+}
+
 /// Every document a command can print.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
