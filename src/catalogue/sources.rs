@@ -69,6 +69,9 @@ pub(super) struct Builder<'s> {
     zones: BTreeMap<Option<String>, BTreeSet<String>>,
     types: BTreeMap<(String, Option<String>), InstanceType>,
     tally: Tally,
+    /// Positions of the NodeClaims and Nodes of each instance type (one pass, not one per type).
+    claims_of: BTreeMap<&'s str, Vec<usize>>,
+    nodes_of: BTreeMap<&'s str, Vec<usize>>,
 }
 
 impl<'s> Builder<'s> {
@@ -90,7 +93,21 @@ impl<'s> Builder<'s> {
             }
         }
         zones.entry(None).or_insert(node_zones);
+        let mut claims_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, c) in snapshot.node_claims.iter().enumerate() {
+            if let Some(t) = c.metadata.labels.get(INSTANCE_TYPE) {
+                claims_of.entry(t.as_str()).or_default().push(i);
+            }
+        }
+        let mut nodes_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, n) in snapshot.nodes.iter().enumerate() {
+            if let Some(t) = n.metadata.labels.get(INSTANCE_TYPE) {
+                nodes_of.entry(t.as_str()).or_default().push(i);
+            }
+        }
         Builder {
+            claims_of,
+            nodes_of,
             snapshot,
             settings,
             aws: super::is_aws(snapshot),
@@ -145,16 +162,15 @@ impl<'s> Builder<'s> {
 
     /// Source 2: a NodeClaim or Node of this type (and NodeClass variant).
     fn fill_from_cluster(&self, it: &mut InstanceType, variant: Option<&String>) {
-        let claim = self.snapshot.node_claims.iter().find(|c| {
-            c.metadata.labels.get(INSTANCE_TYPE) == Some(&it.name)
-                && !c.status.capacity.is_empty()
+        let claims = self.claims_of.get(it.name.as_str()).map(Vec::as_slice).unwrap_or_default();
+        let nodes = self.nodes_of.get(it.name.as_str()).map(Vec::as_slice).unwrap_or_default();
+        let claim = claims.iter().map(|&i| &self.snapshot.node_claims[i]).find(|c| {
+            !c.status.capacity.is_empty()
                 && self.variant_of(class_ref_name(c.spec.node_class_ref.as_ref())).as_ref() == variant
         });
-        let node = self.snapshot.nodes.iter().find(|n| {
+        let node = nodes.iter().map(|&i| &self.snapshot.nodes[i]).find(|n| {
             let class = n.metadata.labels.get(NODE_CLASS_LABEL).map(String::as_str);
-            n.metadata.labels.get(INSTANCE_TYPE) == Some(&it.name)
-                && !n.status.capacity.is_empty()
-                && self.variant_of(class).as_ref() == variant
+            !n.status.capacity.is_empty() && self.variant_of(class).as_ref() == variant
         });
         let figures = claim
             .map(|c| (&c.status.capacity, &c.status.allocatable, &c.metadata.labels, super::Source::NodeClaim))
@@ -224,10 +240,8 @@ impl<'s> Builder<'s> {
             return;
         }
         let mut seen = BTreeSet::new();
-        for labels in self.snapshot.nodes.iter().map(|n| &n.metadata.labels) {
-            if labels.get(INSTANCE_TYPE) != Some(&it.name) {
-                continue;
-            }
+        let nodes = self.nodes_of.get(it.name.as_str()).map(Vec::as_slice).unwrap_or_default();
+        for labels in nodes.iter().map(|&i| &self.snapshot.nodes[i].metadata.labels) {
             if let (Some(zone), Some(ct)) = (labels.get(ZONE), labels.get(CAPACITY_TYPE)) {
                 if seen.insert((zone.clone(), ct.clone())) {
                     it.offerings.push(Offering {
