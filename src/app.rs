@@ -206,7 +206,7 @@ fn sort_nodes(nodes: &mut [report::plan::NodeSummary], by: Option<SortBy>) {
 
 fn source_of(cli: &Cli) -> Source {
     if let Some(path) = &cli.input.snapshot {
-        return Source::File(path.clone());
+        return Source::File { path: path.clone(), max_bytes: cli.input.max_input_size.0 };
     }
     if cli.input.demo {
         return Source::Demo;

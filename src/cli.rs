@@ -109,6 +109,9 @@ pub struct InputArgs {
     /// Replay the built-in snapshot of the seed incident.
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Refuse a snapshot larger than this (`512Mi`, `4Gi`, bytes; `0` = no limit).
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
+    pub max_input_size: ByteSize,
     /// Add prices: an InstanceTypes document or Karpenter's /metrics text.
     #[arg(long, global = true, value_name = "PATH")]
     pub prices: Option<PathBuf>,
@@ -215,6 +218,21 @@ fn parse_request_timeout(raw: &str) -> Result<Duration, String> {
             .map_err(|e| e.to_string())
             .and_then(|d| Duration::try_from(d).map_err(|e| e.to_string()))
     })
+}
+
+/// A size in bytes: a plain number or a Kubernetes binary or decimal suffix (`512Mi`, `2G`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let quantity: crate::quantity::Quantity =
+            text.parse().map_err(|_| format!("`{text}` is not a size (e.g. `512Mi`, `4Gi`, `1000000`)"))?;
+        let bytes = quantity.units_ceil();
+        u64::try_from(bytes).map(ByteSize).map_err(|_| format!("`{text}` is not a size in bytes"))
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use miette::{Diagnostic, NamedSource, SourceSpan};
+use miette::{Diagnostic, SourceSpan};
+
+use crate::source::window::SourceWindow;
 
 /// The command ran; the report is the answer, whatever it says.
 pub const EXIT_OK: u8 = 0;
@@ -33,7 +35,7 @@ pub enum Error {
         message: String,
         help: String,
         #[source_code]
-        src: NamedSource<String>,
+        src: SourceWindow,
         #[label("here")]
         span: Option<SourceSpan>,
     },
@@ -50,8 +52,29 @@ pub enum Error {
         message: String,
         help: String,
         #[source_code]
-        src: NamedSource<String>,
+        src: SourceWindow,
         #[label("{field}")]
+        span: Option<SourceSpan>,
+    },
+
+    #[error("`{path}` is larger than the limit of {limit} bytes")]
+    #[diagnostic(
+        code(input::too_large),
+        help("raise the limit with `--max-input-size {suggested}` (or `--max-input-size 0` for none) if the file is what you meant")
+    )]
+    TooLarge { path: String, limit: u64, suggested: String },
+
+    #[error("{path}:{line}:{column}: {message}")]
+    #[diagnostic(code(input::encoding), help("{help}"))]
+    Encoding {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+        help: String,
+        #[source_code]
+        src: SourceWindow,
+        #[label("here")]
         span: Option<SourceSpan>,
     },
 

@@ -193,7 +193,7 @@ impl<'t> Object<'t> {
                 let failed = |path: String, e: &serde_json::Error, base: &str| {
                     let local = offset_in(base, e.line(), e.column());
                     let at = base.as_ptr() as usize - text.as_ptr() as usize + local;
-                    (path, e.to_string(), Some(at.max(start)))
+                    (path, without_position(&e.to_string()), Some(at.max(start)))
                 };
                 let json = if items {
                     #[derive(serde::Deserialize)]
@@ -217,6 +217,12 @@ impl<'t> Object<'t> {
             }
         }
     }
+}
+
+/// serde_json's message without its ` at line L column C`, which counts within the object's own
+/// text: the diagnostic gives the place in the file.
+fn without_position(message: &str) -> String {
+    message.rsplit_once(" at line ").map_or(message, |(text, _)| text).to_owned()
 }
 
 /// Byte offset of a 1-based line and column in `text`.

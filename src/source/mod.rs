@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod file;
 pub mod prices;
+pub mod window;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -34,8 +35,8 @@ pub struct ClusterArgs {
 pub enum Source {
     /// A live cluster.
     Cluster(ClusterArgs),
-    /// A snapshot file, or `-` for stdin.
-    File(PathBuf),
+    /// A snapshot file, or `-` for stdin, read up to `max_bytes` (`0`: no limit).
+    File { path: PathBuf, max_bytes: u64 },
     /// The built-in demo snapshot (the seed incident).
     Demo,
 }
@@ -47,7 +48,7 @@ pub const DEMO_SNAPSHOT: &str = include_str!("demo.yaml");
 pub fn load(source: &Source) -> Result<Snapshot, Error> {
     match source {
         Source::Cluster(args) => cluster::fetch(args),
-        Source::File(path) => file::read_path(path),
+        Source::File { path, max_bytes } => file::read_path_limited(path, *max_bytes),
         Source::Demo => file::read_text(DEMO_SNAPSHOT, "<demo>"),
     }
 }
