@@ -37,7 +37,7 @@ pub struct DecodeError {
 pub(super) fn decode(documents: Vec<Value>) -> Result<Snapshot, DecodeError> {
     let mut objects = Vec::new();
     for (index, document) in documents.into_iter().enumerate() {
-        flatten(document, index, &mut Vec::new(), &mut objects);
+        flatten(document, index, &mut objects);
     }
     assemble(objects)
 }
@@ -57,18 +57,29 @@ pub(super) fn decode_json(text: &str) -> Result<Snapshot, DecodeError> {
             help: "the file is not valid JSON".into(),
             offset: Some(offset_in(text, e.line(), e.column())),
         })?;
-        flatten_raw(text, document, index, &mut Vec::new(), &mut objects)?;
+        flatten_raw(text, document, index, &mut objects)?;
     }
     assemble(objects)
 }
 
-fn assemble(objects: Vec<(Document, Object<'_>)>) -> Result<Snapshot, DecodeError> {
+fn assemble(objects: Vec<Flat<'_>>) -> Result<Snapshot, DecodeError> {
     let mut builder = Builder::default();
-    for (location, object) in objects {
-        builder.add(object, &location)?;
+    for (location, object, head) in objects {
+        match head {
+            Some(head) => builder.add_headed(object, &head, &location)?,
+            None => builder.add(object, &location)?,
+        }
     }
     Ok(builder.finish())
 }
+
+/// An object found while flattening Lists: where it was, the object, and its head when the
+/// flattening read it already (JSON), so that it is not parsed twice.
+type Flat<'t> = (Document, Object<'t>, Option<Head<'t>>);
+
+/// How deep Lists (and JSON arrays) may nest around an object. `kubectl get -o json` writes one
+/// level; nesting is walked with a stack of this size, never by recursion.
+pub const MAX_LIST_DEPTH: usize = 64;
 
 /// Collects decoded objects into a snapshot, in the order they arrive.
 #[derive(Default)]
@@ -80,7 +91,7 @@ pub(super) struct Builder {
 
 impl Builder {
     fn add(&mut self, object: Object<'_>, at: &Document) -> Result<(), DecodeError> {
-        let head = object.head();
+        let head = object.head().map_err(|message| bad_head(&object, at, message))?;
         self.add_headed(object, &head, at)
     }
 
@@ -94,16 +105,20 @@ impl Builder {
     pub(super) fn add_json(&mut self, raw: &RawValue) -> Result<(), DecodeError> {
         let at = Document { index: 0, item_path: Vec::new() };
         if raw.get().starts_with('{') {
-            let head = Head::of(raw);
+            let object = Object::Raw { text: raw.get(), raw };
+            let head = Head::of(raw).map_err(|e| bad_json_head(&object, &at, &e))?;
             if !head.is_list() {
                 // The common case, one object: its head is read once, not again in `add`.
-                return self.add_headed(Object::Raw { text: raw.get(), raw }, &head, &at);
+                return self.add_headed(object, &head, &at);
             }
         }
         let mut objects = Vec::new();
-        flatten_raw(raw.get(), raw, 0, &mut Vec::new(), &mut objects)?;
-        for (location, object) in objects {
-            self.add(object, &location)?;
+        flatten_raw(raw.get(), raw, 0, &mut objects)?;
+        for (location, object, head) in objects {
+            match head {
+                Some(head) => self.add_headed(object, &head, &location)?,
+                None => self.add(object, &location)?,
+            }
         }
         Ok(())
     }
@@ -144,9 +159,10 @@ struct HeadMeta {
 }
 
 impl<'t> Head<'t> {
-    /// The head of a JSON value; empty when it has none (not an object, or odd fields).
-    fn of(raw: &'t RawValue) -> Head<'t> {
-        serde_json::from_str(raw.get()).unwrap_or_default()
+    /// The head of a JSON object; an error for a value that is no object, a field of the wrong
+    /// type, or a key given twice (`{"name":"a","name":"b"}`: which is meant?).
+    fn of(raw: &'t RawValue) -> Result<Head<'t>, serde_json::Error> {
+        serde_json::from_str(raw.get())
     }
 
     fn is_list(&self) -> bool {
@@ -155,11 +171,12 @@ impl<'t> Head<'t> {
 }
 
 impl<'t> Object<'t> {
-    fn head(&self) -> Head<'t> {
+    fn head(&self) -> Result<Head<'t>, String> {
         match self {
+            Object::Value(v) if !v.is_object() => Err("is not an object".to_owned()),
             Object::Value(v) => {
                 let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_owned);
-                Head {
+                Ok(Head {
                     api_version: text("/apiVersion").unwrap_or_default(),
                     kind: text("/kind").unwrap_or_default(),
                     metadata: HeadMeta {
@@ -167,9 +184,9 @@ impl<'t> Object<'t> {
                         namespace: text("/metadata/namespace"),
                     },
                     items: None,
-                }
+                })
             }
-            Object::Raw { raw, .. } => Head::of(raw),
+            Object::Raw { raw, .. } => Head::of(raw).map_err(|e| without_position(&e.to_string())),
         }
     }
 
@@ -235,61 +252,149 @@ fn is_list(api_version: &str, kind: &str) -> bool {
     (kind == "List" || kind.ends_with("List")) && api_version != API_VERSION
 }
 
-fn flatten(value: Value, index: usize, path: &mut Vec<usize>, out: &mut Vec<(Document, Object<'_>)>) {
-    let list = is_list(
-        value.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
-        value.get("kind").and_then(Value::as_str).unwrap_or_default(),
-    ) && value.get("items").is_some_and(Value::is_array);
-    if !list {
-        if !value.is_null() {
-            out.push((Document { index, item_path: path.clone() }, Object::Value(value)));
+/// Walks YAML Lists down to their objects with an explicit stack (the YAML parser already
+/// bounds nesting at [`crate::source::file::MAX_DEPTH`]; the stack keeps this walk flat anyway).
+fn flatten(value: Value, index: usize, out: &mut Vec<Flat<'_>>) {
+    let mut stack: Vec<(std::vec::IntoIter<Value>, usize)> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        if let Some(value) = next.take() {
+            let list = is_list(
+                value.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
+                value.get("kind").and_then(Value::as_str).unwrap_or_default(),
+            ) && value.get("items").is_some_and(Value::is_array);
+            if list {
+                if let Value::Object(mut map) = value {
+                    if let Some(Value::Array(items)) = map.remove("items") {
+                        stack.push((items.into_iter(), 0));
+                    }
+                }
+            } else if !value.is_null() {
+                let at = Document { index, item_path: stack.iter().map(|(_, i)| i - 1).collect() };
+                out.push((at, Object::Value(value), None));
+            }
         }
-        return;
-    }
-    let Value::Object(mut map) = value else { return };
-    let Some(Value::Array(items)) = map.remove("items") else { return };
-    for (i, item) in items.into_iter().enumerate() {
-        path.push(i);
-        flatten(item, index, path, out);
-        path.pop();
+        let Some((items, position)) = stack.last_mut() else { return };
+        match items.next() {
+            Some(item) => {
+                *position += 1;
+                next = Some(item);
+            }
+            None => {
+                stack.pop();
+            }
+        }
     }
 }
 
-fn flatten_raw<'t>(
-    text: &'t str,
-    raw: &'t RawValue,
-    index: usize,
-    path: &mut Vec<usize>,
-    out: &mut Vec<(Document, Object<'t>)>,
-) -> Result<(), DecodeError> {
-    if raw.get().starts_with('[') {
-        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-        for (i, item) in items.into_iter().enumerate() {
-            path.push(i);
-            flatten_raw(text, item, index, path, out)?;
-            path.pop();
-        }
-        return Ok(());
-    }
-    if raw.get() == "null" {
-        return Ok(());
-    }
-    match list_items(raw) {
-        Some(items) => {
-            for (i, item) in items.into_iter().enumerate() {
-                path.push(i);
-                flatten_raw(text, item, index, path, out)?;
-                path.pop();
+/// Walks JSON Lists and arrays down to their objects with an explicit stack (a file of 30,000
+/// `[` must not overflow ours), refusing nesting deeper than [`MAX_LIST_DEPTH`].
+fn flatten_raw<'t>(text: &'t str, raw: &'t RawValue, index: usize, out: &mut Vec<Flat<'t>>) -> Result<(), DecodeError> {
+    // Each frame: the items of one List or array still to visit, and the index of the next.
+    let mut stack: Vec<(std::vec::IntoIter<&'t RawValue>, usize)> = Vec::new();
+    let mut next = Some(raw);
+    loop {
+        if let Some(value) = next.take() {
+            let at = || Document { index, item_path: stack.iter().map(|(_, i)| i - 1).collect() };
+            let items = match value.get().as_bytes().first() {
+                Some(b'[') => Some(serde_json::from_str::<Vec<&RawValue>>(value.get()).map_err(|e| {
+                    raw_error(text, value, &at(), "is not a JSON array of objects", &e.to_string())
+                })?),
+                _ if value.get() == "null" => None,
+                Some(b'{') => {
+                    let object = Object::Raw { text, raw: value };
+                    let head = Head::of(value).map_err(|e| bad_json_head(&object, &at(), &e))?;
+                    if head.is_list() {
+                        head.items
+                    } else {
+                        out.push((at(), object, Some(head)));
+                        None
+                    }
+                }
+                _ => return Err(bad_head(&Object::Raw { text, raw: value }, &at(), "is not an object".to_owned())),
+            };
+            if let Some(items) = items {
+                if stack.len() >= MAX_LIST_DEPTH {
+                    return Err(raw_error(
+                        text,
+                        value,
+                        &at(),
+                        &format!("Lists or arrays nested more than {MAX_LIST_DEPTH} deep"),
+                        "",
+                    ));
+                }
+                stack.push((items.into_iter(), 0));
             }
         }
-        None => out.push((Document { index, item_path: path.clone() }, Object::Raw { text, raw })),
+        let Some((items, position)) = stack.last_mut() else { return Ok(()) };
+        match items.next() {
+            Some(item) => {
+                *position += 1;
+                next = Some(item);
+            }
+            None => {
+                stack.pop();
+            }
+        }
     }
-    Ok(())
+}
+
+/// An error about a JSON value that is not an object we can read, located at its start.
+fn raw_error(text: &str, value: &RawValue, at: &Document, message: &str, detail: &str) -> DecodeError {
+    let offset = value.get().as_ptr() as usize - text.as_ptr() as usize;
+    let detail = without_position(detail);
+    DecodeError {
+        document: at.clone(),
+        kind: "object".into(),
+        name: "<unnamed>".into(),
+        field: "items".into(),
+        message: if detail.is_empty() { message.to_owned() } else { format!("{message}: {detail}") },
+        help: "a snapshot is objects, Lists of objects, or arrays of them, as `kubectl get -o json` writes"
+            .into(),
+        offset: Some(offset),
+    }
+}
+
+/// [`bad_head`] for JSON, pointing at the byte where serde_json stopped (the second key).
+fn bad_json_head(object: &Object<'_>, at: &Document, e: &serde_json::Error) -> DecodeError {
+    let mut error = bad_head(object, at, without_position(&e.to_string()));
+    if let (Object::Raw { text, raw }, Some(start)) = (object, error.offset) {
+        let local = offset_in(raw.get(), e.line(), e.column());
+        // serde_json stops after the key: step back to its opening quote.
+        let upto = &raw.get()[..(local + 1).min(raw.get().len())];
+        let key = upto.rfind('"').and_then(|end| upto[..end].rfind('"')).unwrap_or(local);
+        error.offset = Some(start + key);
+        debug_assert!(start + key <= text.len());
+    }
+    error
+}
+
+/// An object whose `apiVersion`, `kind` or `metadata` cannot be read.
+fn bad_head(object: &Object<'_>, at: &Document, message: String) -> DecodeError {
+    let help = if message.contains("duplicate field") {
+        "a key appears twice in one object; kubectl's decoder would take the last silently, \
+         which hides the other: keep one of them"
+    } else {
+        "every object needs `apiVersion`, `kind` and `metadata.name` as strings"
+    };
+    let field = message
+        .strip_prefix("duplicate field `")
+        .and_then(|rest| rest.split('`').next())
+        .map_or_else(|| "(the object)".to_owned(), |key| format!("metadata.{key}"));
+    DecodeError {
+        document: at.clone(),
+        kind: "object".into(),
+        name: "<unnamed>".into(),
+        field,
+        message,
+        help: help.into(),
+        offset: object.offset(),
+    }
 }
 
 /// The items of a JSON List object; `None` for any other value.
 pub(super) fn list_items(raw: &RawValue) -> Option<Vec<&RawValue>> {
-    let head = Head::of(raw);
+    let head = Head::of(raw).ok()?;
     if head.is_list() {
         head.items
     } else {
@@ -300,6 +405,16 @@ pub(super) fn list_items(raw: &RawValue) -> Option<Vec<&RawValue>> {
 /// Adds one object. Returns whether it was a `SnapshotInfo` that set feature gates.
 fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Document) -> Result<bool, DecodeError> {
     let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
+    if kind.is_empty() {
+        return Err(error(
+            head,
+            at,
+            "kind",
+            "has no kind".to_owned(),
+            "every object needs `apiVersion` and `kind`, as kubectl requires (`Object 'Kind' is missing`)",
+            object.offset(),
+        ));
+    }
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     match (group, kind) {
         ("", "Node") => snapshot.nodes.push(typed(object, at, head)?),

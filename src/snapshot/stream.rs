@@ -254,9 +254,13 @@ mod tests {
         let late = format!(r#"{{"apiVersion":"example.com/v1","items":[{NODE}],"kind":"Widget"}}"#);
         assert!(decode_reader(late.as_bytes()).is_none());
         assert!(Snapshot::from_json(&late).unwrap().nodes.is_empty());
-        // `items` that is no array is read as the text decoder reads it (not at all, here).
-        let odd = format!(r#"{NODE}{{"kind":"List","items":{{}}}}{{"kind":"List","items":null}}"#);
-        assert_eq!(streamed(&odd).unwrap().nodes.len(), 1);
+        // A List's `items` may be null (no items); any other non-array is an error, located by
+        // the text decoder.
+        let null = format!(r#"{NODE}{{"kind":"List","items":null}}"#);
+        assert_eq!(streamed(&null).unwrap().nodes.len(), 1);
+        let odd = format!(r#"{NODE}{{"kind":"List","items":{{}}}}"#);
+        assert!(decode_reader(odd.as_bytes()).is_none());
+        assert!(Snapshot::from_json(&odd).unwrap_err().message.contains("invalid type"));
     }
 
     #[test]

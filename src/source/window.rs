@@ -131,7 +131,8 @@ mod tests {
         assert!(window.text().len() <= 2 * super::AROUND + 1, "{}", window.text().len());
         let contents = window.read_span(&SourceSpan::from((offset, 1)), 0, 0).unwrap();
         assert_eq!((contents.line(), contents.column()), (1, 100_000));
-        assert_eq!(contents.data()[super::AROUND], b'X');
+        let around = window.read_span(&SourceSpan::from((offset, 1)), 1, 1).unwrap();
+        assert_eq!(around.data()[super::AROUND], b'X');
     }
 
     #[test]
@@ -142,7 +143,7 @@ mod tests {
         assert_eq!(window.text(), "two\nthree\nfour\nfive\nsix");
         let contents = window.read_span(&SourceSpan::from((offset + 1, 1)), 1, 1).unwrap();
         assert_eq!((contents.line(), contents.column()), (2, 0));
-        assert_eq!(std::str::from_utf8(contents.data()).unwrap(), "three\nfour\nfive");
+        assert_eq!(std::str::from_utf8(contents.data()).unwrap(), "three\nfour\nfive\n");
     }
 
     #[test]
