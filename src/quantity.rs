@@ -77,6 +77,11 @@ impl FromStr for Quantity {
 }
 
 /// Parses `<sign><digits>[.<digits>]<suffix>` into milli-units.
+///
+/// apimachinery's `ParseQuantity` (resource/quantity.go) holds any decimal exactly (inf.Dec),
+/// so `1e2147483647` is a real, enormous value there. Ours saturates at `i128`'s range, which is
+/// still larger than any node, so it compares the same way. The exponent is read as
+/// `suffixHandler.interpret` (resource/suffix.go) reads it: an int64, then truncated to int32.
 fn parse(text: &str) -> Option<Quantity> {
     let (negative, body) = match text.as_bytes().first()? {
         b'-' => (true, &text[1..]),
@@ -86,29 +91,43 @@ fn parse(text: &str) -> Option<Quantity> {
     let number_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
     let (number, suffix) = body.split_at(number_end);
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if whole.is_empty() && fraction.is_empty() {
+    if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
         return None;
     }
-    let digits = format!("{whole}{fraction}");
-    let mantissa: i128 = digits.parse().ok()?;
-    let mut exponent10: i32 = -(fraction.len() as i32);
+    let mut exponent10: i64 = -(fraction.len() as i64);
     let mut binary_shift = 0;
     if let Some((_, shift)) = BINARY.iter().find(|(s, _)| *s == suffix) {
         binary_shift = *shift;
     } else if let Some((_, exp)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
-        exponent10 += exp;
+        exponent10 += i64::from(*exp);
     } else if let Some(exp) = suffix.strip_prefix(['e', 'E']) {
-        exponent10 += exp.parse::<i32>().ok()?;
+        if exp.is_empty() || !exp.trim_start_matches(['+', '-']).bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        exponent10 += i64::from(exp.parse::<i64>().ok()? as i32);
     } else if !suffix.is_empty() {
         return None;
     }
     exponent10 += 3;
-    let scaled = mantissa.checked_mul(1i128.checked_shl(binary_shift)?)?;
-    let milli = if exponent10 >= 0 {
-        scaled.checked_mul(10i128.checked_pow(exponent10.unsigned_abs())?)?
+    // Up to 38 significant digits fit an i128; later ones only decide a round-up.
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let kept = digits.len().min(38);
+    let mantissa: i128 = if kept == 0 { 0 } else { digits[..kept].parse().ok()? };
+    let dropped_nonzero = digits[kept..].bytes().any(|b| b != b'0');
+    exponent10 += (digits.len() - kept) as i64;
+    let scaled = mantissa.saturating_mul(1i128 << binary_shift);
+    let milli = if scaled == 0 && !dropped_nonzero {
+        0
+    } else if exponent10 >= 0 {
+        u32::try_from(exponent10).ok().and_then(|e| 10i128.checked_pow(e)).map_or(i128::MAX, |p| scaled.saturating_mul(p))
     } else {
-        let divisor = 10i128.checked_pow(exponent10.unsigned_abs()).unwrap_or(i128::MAX);
-        scaled / divisor + i128::from(scaled % divisor != 0)
+        let divisor = u32::try_from(-exponent10).ok().and_then(|e| 10i128.checked_pow(e));
+        match divisor {
+            Some(d) => scaled / d + i128::from(scaled % d != 0 || dropped_nonzero),
+            // Smaller than a milli-unit but not zero: rounds up, as MilliValue does.
+            None => 1,
+        }
     };
     Some(Quantity(if negative { -milli } else { milli }))
 }
@@ -193,8 +212,26 @@ mod tests {
     }
 
     #[test]
+    fn huge_and_tiny_exponents_saturate_or_round_up_never_wrap() {
+        // `1e2147483647` once wrapped to `1m`; apimachinery holds it exactly: more than any node.
+        assert_eq!(milli("1e2147483647"), i128::MAX);
+        assert_eq!(milli("-1e2147483647"), -i128::MAX);
+        assert_eq!(milli("1e-2147483647"), 1);
+        assert_eq!(milli("0e2147483647"), 0);
+        assert_eq!(milli("1e40"), i128::MAX);
+        // suffix.go interpret: ParseInt(…, 64) then int32(…): 2^32 + 3 reads as 3.
+        assert_eq!(milli("1e4294967299"), 1_000_000);
+        assert!("1e99999999999999999999".parse::<Quantity>().is_err());
+        // More digits than an i128 holds: kept exactly as far as they go, the rest rounds up.
+        assert_eq!(milli(&format!("0.{}1", "0".repeat(60))), 1);
+        assert_eq!(milli(&format!("1{}", "0".repeat(60))), i128::MAX);
+        assert_eq!(milli(&format!("{}1", "0".repeat(60))), 1000);
+        assert_eq!(milli("1e+3"), 1_000_000);
+    }
+
+    #[test]
     fn rejects_garbage() {
-        for bad in ["lots", "", "1Qi", "--1", "1.2.3", "Gi", "."] {
+        for bad in ["lots", "", "1Qi", "--1", "1.2.3", "Gi", ".", "1e", "1e+", "1e1.5", "1ex"] {
             assert!(bad.parse::<Quantity>().is_err(), "{bad} should not parse");
         }
     }

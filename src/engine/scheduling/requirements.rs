@@ -110,7 +110,8 @@ impl Requirement {
         let both = self.intersect(other);
         if both.complement {
             return match (both.greater_than, both.less_than) {
-                (Some(g), Some(l)) => l - g > 1,
+                // i128: `Gt -2` with `Lt 9223372036854775807` overflows an i64 difference.
+                (Some(g), Some(l)) => i128::from(l) - i128::from(g) > 1,
                 _ => true,
             };
         }
@@ -243,6 +244,17 @@ mod tests {
         let mut exists = Requirements::default();
         exists.add("gpu", &Requirement::exists());
         assert!(node.compatible(&exists, &no_undefined).is_err());
+    }
+
+    #[test]
+    fn gt_lt_near_the_i64_limits_do_not_overflow() {
+        // requirement.go Intersection: empty only when greaterThan >= lessThan.
+        let gt = Requirement { greater_than: Some(-2), ..Requirement::exists() };
+        let lt = Requirement { less_than: Some(i64::MAX), ..Requirement::exists() };
+        assert!(gt.intersects(&lt));
+        let gt = Requirement { greater_than: Some(i64::MAX - 1), ..Requirement::exists() };
+        let lt = Requirement { less_than: Some(i64::MIN), ..Requirement::exists() };
+        assert!(!gt.intersects(&lt));
     }
 
     #[test]
