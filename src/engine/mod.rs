@@ -19,6 +19,7 @@ pub mod nodepool;
 pub mod pdb;
 pub mod pod;
 pub mod pricing;
+pub mod redaction_oracle;
 pub mod scheduling;
 pub mod scoring;
 pub mod setup;

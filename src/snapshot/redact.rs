@@ -1,15 +1,16 @@
-//! `snapshot --redact`: the same cluster with every name and free-form value replaced by a
-//! short stable hash, so a snapshot can be attached to a public bug report.
+//! `snapshot --redact`: the same cluster with every name and free-form value replaced, so a
+//! snapshot can be attached to a public bug report.
 //!
 //! Owns the mapping, and the promise that it is consistent: one original name maps to one
 //! replacement wherever it appears, so selectors still select, owner references, `nodeName`,
 //! `providerID`, the `karpenter.sh/nodepool` label, claims and events still resolve, and the
-//! replay of a redacted snapshot gives the same verdicts. Kept as they are: label and annotation
-//! keys, the values Karpenter and the scheduler compare with instance types and prices (instance
-//! type, zone, region, capacity type, arch, os, `karpenter.sh/*`, instance attributes), numbers
-//! and booleans, `karpenter.sh/*` and `pod-deletion-cost` annotation values, quantities, times,
-//! and the well-known namespaces. Replacements are `{kind}-{8 hex}` (SHA-256 of the original);
-//! the rare collision takes the next hash, so the result is deterministic for a given snapshot.
+//! replay of a redacted snapshot gives the same verdicts. Replacements are `{category}-{rank}`:
+//! they keep the originals' order within a category, because the replay breaks ties by name
+//! and UID (see [`redact`]). Kept as they are: label and annotation keys, the values Karpenter
+//! and the scheduler compare with instance types and prices (instance type, zone, region,
+//! capacity type, arch, os, `karpenter.sh/*` labels, instance attributes), booleans, numbers
+//! only under label keys that a `Gt`/`Lt` requirement compares, the `karpenter.sh/do-not-disrupt`
+//! and `pod-deletion-cost` annotation values, quantities, times, and the well-known namespaces.
 //! Free text (condition and event messages) keeps its words, with every name the snapshot knows
 //! replaced; names it does not know stay visible there. Pure: no I/O.
 
@@ -64,14 +65,40 @@ const NAME_VALUE_KEYS: [(&str, &str); 5] = [
 ];
 
 /// Returns a copy of `snapshot` with names and values replaced (see the module docs).
+///
+/// Replacements keep the order of the originals within each category (`node-0001` sorts before
+/// `node-0002` as the originals did), so that every tie the replay breaks by name or UID (the
+/// scheduling queue's `byCPUAndMemoryDescending` ends on the UID, candidates of equal savings
+/// go by name) is broken the same way, and the redacted snapshot replays to the same verdicts.
+/// A first pass only collects the names; the second replaces them.
 pub fn redact(snapshot: &Snapshot) -> Snapshot {
+    redact_with_names(snapshot).0
+}
+
+/// The replacements given out, by category (`node`, `nodeclaim`, `pod`, …) and original.
+#[derive(Debug, Default)]
+pub struct Replacements(HashMap<(String, String), String>);
+
+impl Replacements {
+    /// What `original` became in `category`, if it was replaced.
+    pub fn get(&self, category: &str, original: &str) -> Option<&str> {
+        self.0.get(&(category.to_owned(), original.to_owned())).map(String::as_str)
+    }
+}
+
+/// [`redact`], and the replacements it made (for checks that compare the two replays).
+pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
+    let mut collected = snapshot.clone();
+    let mut first = Redactor { collecting: Some(Vec::new()), numeric_keys: numeric_keys(snapshot), ..Redactor::default() };
+    first.snapshot(&mut collected);
+    drop(collected);
+    let mut r = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys);
     let mut out = snapshot.clone();
-    let mut r = Redactor::default();
     r.snapshot(&mut out);
     let known = r.known_names();
     rewrite_messages(&mut out, &known);
     super::decode::sort(&mut out);
-    out
+    (out, Replacements(r.names))
 }
 
 /// The replacement table, filled as objects are visited.
@@ -81,6 +108,10 @@ struct Redactor {
     names: HashMap<(String, String), String>,
     /// (category, replacement) already given out.
     used: HashSet<(String, String)>,
+    /// The first pass: every (category, original) asked for; names are left as they are.
+    collecting: Option<Vec<(String, String)>>,
+    /// Label keys that a `Gt`/`Lt` requirement compares as numbers: their numeric values stay.
+    numeric_keys: HashSet<String>,
 }
 
 impl Redactor {
@@ -93,6 +124,10 @@ impl Redactor {
             return original.to_owned();
         }
         let key = (category.to_owned(), original.to_owned());
+        if let Some(collected) = &mut self.collecting {
+            collected.push(key);
+            return original.to_owned();
+        }
         if let Some(done) = self.names.get(&key) {
             return done.clone();
         }
@@ -108,6 +143,32 @@ impl Redactor {
         replacement
     }
 
+    /// The table for the second pass: in each category, the n-th original in sorted order gets
+    /// `{category}-{n}`, zero-padded so that the replacements sort as the originals did.
+    /// Namespaces keep the well-known ones, so theirs are placed in the gaps between them.
+    fn ordered(mut originals: Vec<(String, String)>, numeric_keys: HashSet<String>) -> Redactor {
+        originals.sort();
+        originals.dedup();
+        let mut r = Redactor { numeric_keys, ..Redactor::default() };
+        let mut at = 0;
+        while at < originals.len() {
+            let category = originals[at].0.clone();
+            let end = originals[at..].iter().position(|(c, _)| *c != category).map_or(originals.len(), |p| p + at);
+            let width = (end - at).to_string().len().max(4);
+            for (rank, (_, original)) in originals[at..end].iter().enumerate() {
+                let replacement = if category == "ns" {
+                    format!("{}ns-{rank:0width$}", namespace_gap(original))
+                } else {
+                    format!("{category}-{rank:0width$}")
+                };
+                r.used.insert((category.clone(), replacement.clone()));
+                r.names.insert((category.clone(), original.clone()), replacement);
+            }
+            at = end;
+        }
+        r
+    }
+
     fn names_in(&mut self, category: &str, names: &mut [String]) {
         for name in names {
             *name = self.name(category, name);
@@ -119,7 +180,7 @@ impl Redactor {
         if let Some((_, category)) = NAME_VALUE_KEYS.iter().find(|(k, _)| *k == key) {
             return self.name(category, value);
         }
-        if keeps_value(key) || is_plain_value(value) {
+        if keeps_value(key) || is_flag(value) || (self.numeric_keys.contains(key) && value.parse::<i64>().is_ok()) {
             return value.to_owned();
         }
         self.name("v", value)
@@ -133,8 +194,9 @@ impl Redactor {
 
     fn annotations(&mut self, annotations: &mut StringMap) {
         for (key, value) in annotations.iter_mut() {
-            let kept = key.starts_with("karpenter.sh/") || key == "controller.kubernetes.io/pod-deletion-cost";
-            if !kept && !is_plain_value(value) {
+            // The replay reads these two: do-not-disrupt (`true` or a duration) and the cost.
+            let kept = key == "karpenter.sh/do-not-disrupt" || key == "controller.kubernetes.io/pod-deletion-cost";
+            if !kept && !is_flag(value) {
                 *value = self.name("v", value);
             }
         }
@@ -320,7 +382,7 @@ impl Redactor {
     /// Untyped fields we keep whole: every string in them is hashed.
     fn value(&mut self, value: &mut Value) {
         match value {
-            Value::String(s) if !is_plain_value(s) => *s = self.name("v", s),
+            Value::String(s) if !is_flag(s) => *s = self.name("v", s),
             Value::Array(items) => items.iter_mut().for_each(|v| self.value(v)),
             Value::Object(map) => map.values_mut().for_each(|v| self.value(v)),
             _ => {}
@@ -562,9 +624,43 @@ fn keeps_value(key: &str) -> bool {
     KEPT_VALUE_KEYS.contains(&key) || KEPT_VALUE_PREFIXES.iter().any(|p| key.starts_with(p))
 }
 
-/// Empty strings, booleans and numbers identify nothing, and `Gt`/`Lt` compare numbers.
-fn is_plain_value(value: &str) -> bool {
-    value.is_empty() || matches!(value, "true" | "false" | "True" | "False") || value.parse::<f64>().is_ok()
+/// Empty strings and booleans identify nothing. Numbers can (an AWS account id), so they are
+/// kept only under keys a `Gt`/`Lt` compares (see [`numeric_keys`]).
+fn is_flag(value: &str) -> bool {
+    value.is_empty() || matches!(value, "true" | "false" | "True" | "False")
+}
+
+/// The label keys of every `Gt`/`Lt` requirement anywhere in the snapshot (NodePools,
+/// NodeClaims, pods' node affinity, PersistentVolumes): their values must stay numbers.
+fn numeric_keys(snapshot: &Snapshot) -> HashSet<String> {
+    let mut keys = HashSet::new();
+    let mut stack = vec![snapshot.to_document()];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                let numeric = map.get("operator").and_then(Value::as_str).is_some_and(|op| op == "Gt" || op == "Lt");
+                if let (true, Some(key)) = (numeric, map.get("key").and_then(Value::as_str)) {
+                    keys.insert(key.to_owned());
+                }
+                stack.extend(map.into_iter().map(|(_, v)| v));
+            }
+            _ => {}
+        }
+    }
+    keys
+}
+
+/// The prefix that places a redacted namespace between the kept ones around its original:
+/// before `default` → `d-`, between `default` and `kube-node-lease` → `default-`, and so on
+/// (`-` sorts before every letter and digit).
+fn namespace_gap(original: &str) -> String {
+    let mut kept = KEPT_NAMESPACES;
+    kept.sort_unstable();
+    match kept.iter().rev().find(|k| **k < original) {
+        Some(before) => format!("{before}-"),
+        None => format!("{}-", &kept[0][..1]),
+    }
 }
 
 fn short_hash(category: &str, original: &str, round: u32) -> String {
