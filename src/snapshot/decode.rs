@@ -70,7 +70,9 @@ fn assemble(objects: Vec<Flat<'_>>) -> Result<Snapshot, DecodeError> {
             None => builder.add(object, &location)?,
         }
     }
-    Ok(builder.finish())
+    let snapshot = builder.finish();
+    super::validate::validate(&snapshot)?;
+    Ok(snapshot)
 }
 
 /// An object found while flattening Lists: where it was, the object, and its head when the

@@ -16,6 +16,7 @@ mod nodeclass;
 pub mod redact;
 mod storage;
 mod stream;
+mod validate;
 mod workloads;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};

@@ -24,7 +24,10 @@ pub(super) fn decode_reader(reader: impl Read) -> Option<Snapshot> {
 fn decode(mut input: Input<impl Read>) -> Option<Snapshot> {
     let mut builder = Builder::default();
     documents(&mut input, &mut builder).ok()?;
-    Some(builder.finish())
+    let snapshot = builder.finish();
+    // A snapshot the API server would have refused: the text decoder says where.
+    super::validate::validate(&snapshot).ok()?;
+    Some(snapshot)
 }
 
 /// Why the fast path stopped; the text decoder finds out again, and says where.

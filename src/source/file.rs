@@ -298,7 +298,13 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     if e.message.starts_with("has no") {
         keys.pop();
     }
-    let mut cursor = object;
+    // Start from the object's name: past `metadata` in kubectl's output, and the item itself
+    // when the object is one entry of a document (an InstanceTypes item).
+    let named_at = [format!("name: {object_name}"), format!("\"name\":\"{object_name}\""), format!("\"name\": \"{object_name}\"")]
+        .iter()
+        .filter_map(|needle| text[object..end].find(needle.as_str()))
+        .min();
+    let mut cursor = object + named_at.unwrap_or(0);
     for key in keys {
         let window = &text[cursor..end];
         let yaml = window.find(&format!("{key}:"));
