@@ -149,14 +149,19 @@ fn build_report(
             let pool = engine::scoring::score_pool(snapshot, now, &target.name).ok_or_else(|| {
                 not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
             })?;
-            (Report::Score(report::score::score(&pool, overrides)), EXIT_OK)
+            (Report::Score(report::score::score(&pool, overrides, &snapshot.info.unread)), EXIT_OK)
         }
         Command::PdbAudit { fail_on } => {
             if let Some(selector) = &cli.kube.selector {
                 audit::parse_selector(selector).map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
             }
             let audit = audit::pdb_audit(snapshot, now, &scope(cli, source));
-            let exit = if fail_on.is_some_and(|threshold| audit.fails_at(threshold)) { EXIT_FINDINGS } else { EXIT_OK };
+            let exit = match fail_on {
+                // A gate must not pass on what it could not see.
+                Some(_) if audit.blind => EXIT_ERROR,
+                Some(threshold) if audit.fails_at(*threshold) => EXIT_FINDINGS,
+                _ => EXIT_OK,
+            };
             (Report::PdbAudit(report::pdb_audit::document(&audit)), exit)
         }
         Command::Budgets { target } => {
@@ -175,7 +180,7 @@ fn build_report(
                 }
                 None => None,
             };
-            (Report::Budgets(report::budgets::budgets(&replay, pool)), EXIT_OK)
+            (Report::Budgets(report::budgets::budgets(&replay, pool, &snapshot.info.unread)), EXIT_OK)
         }
         Command::InstanceTypes { target } => {
             if target.kind != Kind::NodePool {

@@ -62,6 +62,12 @@ pub struct Audit {
     pub findings: Vec<PdbFinding>,
     /// What could not be judged, and why (e.g. placement when Nodes were unreadable).
     pub skipped: Vec<Skipped>,
+    /// The kinds the snapshot could not read.
+    pub unread: Vec<crate::snapshot::UnreadKind>,
+    /// Pods or PodDisruptionBudgets could not be read: without pods every workload looks empty,
+    /// without PDBs every one looks unprotected, so no finding is reported and a `--fail-on`
+    /// gate must fail rather than pass on what it could not see.
+    pub blind: bool,
 }
 
 impl Audit {
@@ -82,8 +88,13 @@ impl Audit {
 /// durations), exactly as the replay does.
 pub fn pdb_audit(snapshot: &Snapshot, now: Timestamp, scope: &Scope) -> Audit {
     let ctx = context::Context::new(snapshot, now, scope);
-    let mut findings: Vec<PdbFinding> =
-        rules::findings(&ctx).into_iter().filter(|f| ctx.selected(f)).map(|f| f.finding).collect();
+    let blind = snapshot.info.unread.iter().any(|u| matches!(u.kind.as_str(), "Pod" | "PodDisruptionBudget"));
+    let mut findings: Vec<PdbFinding> = if blind {
+        // `skipped` lists every code as not judged, with the reason.
+        Vec::new()
+    } else {
+        rules::findings(&ctx).into_iter().filter(|f| ctx.selected(f)).map(|f| f.finding).collect()
+    };
     findings.sort_by(|a, b| {
         let (x, y) = (&a.subject, &b.subject);
         b.severity.cmp(&a.severity).then_with(|| {
@@ -103,5 +114,7 @@ pub fn pdb_audit(snapshot: &Snapshot, now: Timestamp, scope: &Scope) -> Audit {
         workloads: ctx.audited_workloads(),
         findings,
         skipped: ctx.skipped(),
+        unread: snapshot.info.unread.clone(),
+        blind,
     }
 }

@@ -52,9 +52,9 @@ pub fn render(report: &Report, assumed: &Assumed, format: Format, styles: &Style
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, options.no_headers),
             };
             if options.no_headers {
-                body
+                body + &uncertain_lines(report, styles, markdown)
             } else {
-                format!("{}{body}", header(assumed, markdown))
+                format!("{}{body}{}", header(assumed, markdown), uncertain_lines(report, styles, markdown))
             }
         }
     }
@@ -72,4 +72,23 @@ fn header(assumed: &Assumed, markdown: bool) -> String {
     } else {
         format!("{line}\n")
     }
+}
+
+/// The `uncertain:` lines of the reports whose tables do not print them themselves.
+fn uncertain_lines(report: &Report, styles: &Styles, markdown: bool) -> String {
+    let reasons = match report {
+        Report::Score(s) => &s.uncertain,
+        Report::PdbAudit(a) => &a.uncertain,
+        Report::Budgets(b) => &b.uncertain,
+        Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) => return String::new(),
+    };
+    let mut out = String::new();
+    for reason in reasons {
+        if markdown {
+            out.push_str(&format!("\n> **uncertain:** {}\n", reason.message));
+        } else {
+            out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), reason.message));
+        }
+    }
+    out
 }

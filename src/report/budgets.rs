@@ -14,6 +14,9 @@ pub struct Budgets {
     pub kind: &'static str,
     pub captured_at: jiff::Timestamp,
     pub node_pools: Vec<PoolView>,
+    /// Kinds that could not be read, and what they make uncertain here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<crate::reason::Reason>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -37,7 +40,7 @@ pub struct ReasonView {
 }
 
 /// Projects the budgets of every pool, or of one.
-pub fn budgets(replay: &Replay, pool: Option<&str>) -> Budgets {
+pub fn budgets(replay: &Replay, pool: Option<&str>, unread: &[crate::snapshot::UnreadKind]) -> Budgets {
     let bounded = |v: i64| (v < UNBOUNDED).then_some(v);
     Budgets {
         api_version: super::API_VERSION,
@@ -64,5 +67,14 @@ pub fn budgets(replay: &Replay, pool: Option<&str>) -> Budgets {
                     .collect(),
             })
             .collect(),
+        uncertain: super::uncertain(unread, |kind| match kind {
+            "NodeClaim" | "Node" => Some(
+                "each pool's node count is uncertain (a pool may show 0 nodes), and so is every percentage \
+                 budget and what remains of it",
+            ),
+            "NodePool" => Some("the pools and their budgets are unknown"),
+            "Pod" => Some("nodes being emptied of pods cannot be told apart; in-flight counts are uncertain"),
+            _ => None,
+        }),
     }
 }

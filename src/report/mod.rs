@@ -57,6 +57,26 @@ impl Assumed {
     }
 }
 
+/// Each kind the snapshot could not read, as an `Uncertain` reason saying what it makes
+/// uncertain for this command: `affects(kind)` gives that, or `None` for the general sentence.
+/// Every report carries these, in text and JSON: a kind that could not be read must never pass
+/// for a kind that holds nothing.
+pub fn uncertain(
+    unread: &[crate::snapshot::UnreadKind],
+    affects: impl Fn(&str) -> Option<&'static str>,
+) -> Vec<crate::reason::Reason> {
+    unread
+        .iter()
+        .map(|u| {
+            let what = affects(&u.kind).unwrap_or("conclusions that depend on them are uncertain");
+            crate::reason::Reason::new(
+                crate::reason::Code::Uncertain,
+                format!("{} could not be read ({}): {what}", u.kind, u.reason),
+            )
+        })
+        .collect()
+}
+
 /// Every document a command can print.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]

@@ -26,6 +26,13 @@ pub struct PdbAudit {
     pub findings: Vec<Finding>,
     /// What could not be judged, and why (e.g. placement when Nodes were unreadable).
     pub skipped: Vec<Skipped>,
+    /// Kinds that could not be read, and what they make uncertain here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<crate::reason::Reason>,
+    /// Pods or PodDisruptionBudgets could not be read: no finding is reported, and a
+    /// `--fail-on` gate fails, since "nothing found" would be a blind all clear.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blind: bool,
 }
 
 /// Which namespaces and pods were audited.
@@ -206,6 +213,17 @@ pub fn document(audit: &Audit) -> PdbAudit {
             .iter()
             .map(|s| Skipped { code: s.code.into(), what: s.what.clone(), reason: s.reason.clone() })
             .collect(),
+        uncertain: super::uncertain(&audit.unread, |kind| match kind {
+            "Pod" | "PodDisruptionBudget" => {
+                Some("no finding can be trusted, so none is reported, and --fail-on fails (exit 1)")
+            }
+            "Node" | "NodeClaim" | "NodePool" => Some("findings about placement are skipped (see skipped)"),
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "HorizontalPodAutoscaler" => {
+                Some("desired replicas are counted from running pods, and may be wrong")
+            }
+            _ => None,
+        }),
+        blind: audit.blind,
     }
 }
 

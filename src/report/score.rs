@@ -25,6 +25,9 @@ pub struct Score {
     /// $/h per unit of disruption across the pool: `poolCost / poolDisruptionCost`.
     pub baseline: f64,
     pub candidates: Vec<CandidateScore>,
+    /// Kinds that could not be read, and what they make uncertain here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncertain: Vec<crate::reason::Reason>,
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
@@ -53,7 +56,7 @@ pub struct CandidateScore {
 }
 
 /// Projects a pool's scores.
-pub fn score(pool: &PoolScore, overrides: &[String]) -> Score {
+pub fn score(pool: &PoolScore, overrides: &[String], unread: &[crate::snapshot::UnreadKind]) -> Score {
     let t = pool.totals;
     Score {
         api_version: super::API_VERSION,
@@ -85,6 +88,13 @@ pub fn score(pool: &PoolScore, overrides: &[String]) -> Score {
                 cost_terms: m.cost_terms.clone(),
             })
             .collect(),
+        uncertain: super::uncertain(unread, |kind| match kind {
+            "Pod" | "PodDisruptionBudget" => {
+                Some("disruption costs, and so every score and the approvals, are uncertain")
+            }
+            "Node" | "NodeClaim" => Some("the pool's nodes, prices and so the baseline are uncertain"),
+            _ => None,
+        }),
         overrides: overrides.to_vec(),
     }
 }
