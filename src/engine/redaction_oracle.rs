@@ -1,6 +1,6 @@
 //! The promise of `snapshot --redact`, as a check: the redacted snapshot, written out and read
 //! back, replays to the same verdicts as the original. Used by the tests over every scenario
-//! and by the fuzzer (`fuzz/fuzz_targets/replay.rs`).
+//! and by the fuzzer (`fuzz/fuzz_targets/replay.rs`); the tests are in `tests/redaction.rs`.
 
 use jiff::Timestamp;
 
@@ -49,35 +49,4 @@ fn summary(replay: &Replay) -> Summary {
 
 fn verdict(node: &NodeVerdict) -> impl PartialEq + std::fmt::Debug + '_ {
     (node.verdict, node.action, node.method, node.reason, &node.blockers)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redaction_differences;
-    use crate::source::file::read_path;
-
-    fn replays_the_same(path: &std::path::Path) {
-        let snapshot = read_path(path).unwrap();
-        let now = snapshot.info.captured_at.unwrap_or_else(crate::testing::now);
-        let differences = redaction_differences(&snapshot, now);
-        assert!(differences.is_empty(), "{}: {differences:#?}", path.display());
-    }
-
-    #[test]
-    fn every_scenario_replays_the_same_after_redaction() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
-        let mut count = 0;
-        for entry in std::fs::read_dir(root).unwrap() {
-            replays_the_same(&entry.unwrap().path().join("snapshot.yaml"));
-            count += 1;
-        }
-        assert!(count >= 30, "only {count} scenarios");
-    }
-
-    #[test]
-    fn pods_and_nodes_that_tie_keep_their_order_through_redaction() {
-        // Two nodes of equal savings: MultiNode once became SingleNode after hashing the names.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        replays_the_same(&root.join("tests/bad-input/redact-tie-changes-verdict.json"));
-    }
 }

@@ -255,7 +255,7 @@ fn is_list(api_version: &str, kind: &str) -> bool {
 }
 
 /// Walks YAML Lists down to their objects with an explicit stack (the YAML parser already
-/// bounds nesting at [`crate::source::file::MAX_DEPTH`]; the stack keeps this walk flat anyway).
+/// bounds nesting, see the file reader's `MAX_DEPTH`; the stack keeps this walk flat anyway).
 fn flatten(value: Value, index: usize, out: &mut Vec<Flat<'_>>) {
     let mut stack: Vec<(std::vec::IntoIter<Value>, usize)> = Vec::new();
     let mut next = Some(value);

@@ -10,6 +10,9 @@
 //! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
 //!   on every scenario's report and as a property over synthetic clusters.
 //! - `layering`: the one-way data flow, checked on the source text.
+//! - `redaction`: `snapshot --redact` replays to the same verdicts, on every scenario.
+//! - `bad_input`: hostile and broken files through the binary, bounded in time and memory.
+//! - `fuzz_regressions`: every input a fuzz target failed on, with that target's oracle.
 
 mod acceptance;
 mod cli;
@@ -20,5 +23,6 @@ mod golden;
 mod krew;
 mod layering;
 mod live;
+mod redaction;
 mod savings_guard;
 mod support;
