@@ -59,13 +59,34 @@ pub fn read_path_limited(path: &Path, max_bytes: u64) -> Result<Snapshot, Error>
 }
 
 /// Reads a stream that cannot be rewound, once and whole, up to `limit` bytes.
-fn read_stream(reader: impl Read, name: &str, limit: u64) -> std::io::Result<Result<Snapshot, Error>> {
+fn read_stream(mut reader: impl Read, name: &str, limit: u64) -> std::io::Result<Result<Snapshot, Error>> {
+    // A first look, so that `/dev/zero` or a binary is refused before the limit is read.
     let mut bytes = Vec::new();
-    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    (&mut reader).take(limit.min(1 << 16)).read_to_end(&mut bytes)?;
+    if let Some(error) = binary(&bytes, name) {
+        return Ok(Err(error));
+    }
+    reader.take(limit.saturating_add(1) - bytes.len() as u64).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Ok(Err(too_large(name, limit)));
     }
     Ok(read_bytes(bytes, name))
+}
+
+/// Two NUL bytes in a row: no YAML, JSON or UTF-16 text has them.
+fn binary(bytes: &[u8], name: &str) -> Option<Error> {
+    let at = bytes.windows(2).position(|w| w == [0, 0])?;
+    let lossy = String::from_utf8_lossy(&bytes[..at]);
+    let (line, column) = line_column(&lossy, at);
+    Some(Error::Encoding {
+        path: name.to_owned(),
+        line,
+        column,
+        message: "binary data (NUL bytes), not a YAML or JSON snapshot".to_owned(),
+        help: "pass the file `kubectl get -o yaml` or `kubectl consolidation snapshot` wrote".to_owned(),
+        src: SourceWindow::empty(name),
+        span: None,
+    })
 }
 
 fn too_large(name: &str, limit: u64) -> Error {
@@ -78,6 +99,9 @@ fn too_large(name: &str, limit: u64) -> Error {
 pub fn read_bytes(mut bytes: Vec<u8>, name: &str) -> Result<Snapshot, Error> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         bytes.drain(..3);
+    }
+    if let Some(error) = binary(&bytes, name) {
+        return Err(error);
     }
     if let Some(encoding) = utf16(&bytes) {
         return Err(Error::Encoding {
