@@ -109,11 +109,15 @@ fn parse(text: &str) -> Option<Quantity> {
         return None;
     }
     exponent10 += 3;
-    // Up to 38 significant digits fit an i128; later ones only decide a round-up.
+    // Up to 39 significant digits fit an i128 (38 always do); later ones only decide a round-up.
+    // 39 matters: a saturated value prints as 39 digits of milli-units and must read back.
     let digits = format!("{whole}{fraction}");
     let digits = digits.trim_start_matches('0');
-    let kept = digits.len().min(38);
-    let mantissa: i128 = if kept == 0 { 0 } else { digits[..kept].parse().ok()? };
+    let (kept, mantissa) = match digits[..digits.len().min(39)].parse::<i128>() {
+        _ if digits.is_empty() => (0, 0),
+        Ok(m) => (digits.len().min(39), m),
+        Err(_) => (38, digits[..38].parse().ok()?),
+    };
     let dropped_nonzero = digits[kept..].bytes().any(|b| b != b'0');
     exponent10 += (digits.len() - kept) as i64;
     let scaled = mantissa.saturating_mul(1i128 << binary_shift);
@@ -227,6 +231,11 @@ mod tests {
         assert_eq!(milli(&format!("1{}", "0".repeat(60))), i128::MAX);
         assert_eq!(milli(&format!("{}1", "0".repeat(60))), 1000);
         assert_eq!(milli("1e+3"), 1_000_000);
+        // Found by the fuzzer: the saturated value must print and read back exactly.
+        for text in ["1e2147483647", "-1e2147483647", "170141183460469231731687303715884105727m"] {
+            let q: Quantity = text.parse().unwrap();
+            assert_eq!(q.to_string().parse::<Quantity>().unwrap(), q, "{text}");
+        }
     }
 
     #[test]

@@ -295,27 +295,17 @@ fn locate(e: &DecodeError, text: &str, name: &str) -> Error {
 /// the field path in order after it. Falls back to the object, then to nothing.
 fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     let object_name = e.name.rsplit('/').next().unwrap_or_default();
-    let mut start = 0;
+    // Every place an object of this kind starts (`kind: Node`, not `kind: NodeClaim`), in order.
+    let kinds = value_places(text, "kind", &e.kind);
     let mut found_object = None;
-    while let Some(pos) = text[start..]
-        .find(&format!("kind: {}", e.kind))
-        .map(|p| p + start)
-        .or_else(|| text[start..].find(&format!("\"kind\":\"{}\"", e.kind)).map(|p| p + start))
-    {
-        let next = text[pos + 1..].find("kind:").map_or(text.len(), |p| p + pos + 1);
-        let window = &text[pos..next];
-        let named = object_name == "<unnamed>"
-            || window.contains(&format!("name: {object_name}"))
-            || window.contains(&format!("name: '{object_name}'"))
-            || window.contains(&format!("name: \"{object_name}\""))
-            || window.contains(&format!("\"name\":\"{object_name}\""));
-        if named {
+    for (i, &pos) in kinds.iter().enumerate() {
+        let next = kinds.get(i + 1).copied().unwrap_or(text.len());
+        if object_name == "<unnamed>" || name_in(&text[pos..next], object_name).is_some() {
             found_object = Some(pos);
             break;
         }
-        start = pos + 1;
     }
-    let object = found_object.or_else(|| text.find(&format!("name: {object_name}")))?;
+    let object = found_object.or_else(|| name_in(text, object_name))?;
     let end = text[object + 1..].find("\n---").map_or(text.len(), |p| p + object + 1);
     let mut keys: Vec<&str> =
         e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
@@ -324,11 +314,12 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     }
     // Start from the object's name: past `metadata` in kubectl's output, and the item itself
     // when the object is one entry of a document (an InstanceTypes item).
-    let named_at = [format!("name: {object_name}"), format!("\"name\":\"{object_name}\""), format!("\"name\": \"{object_name}\"")]
-        .iter()
-        .filter_map(|needle| text[object..end].find(needle.as_str()))
-        .min();
-    let mut cursor = object + named_at.unwrap_or(0);
+    let named_at = name_in(&text[object..end], object_name);
+    if e.field == "metadata.name" {
+        return Some(object + named_at.unwrap_or(0));
+    }
+    let past_name = if e.field.starts_with("metadata") { None } else { named_at };
+    let mut cursor = object + past_name.unwrap_or(0);
     for key in keys {
         let window = &text[cursor..end];
         let yaml = window.find(&format!("{key}:"));
@@ -339,6 +330,37 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
         }
     }
     Some(cursor)
+}
+
+/// Where `key: VALUE` (YAML, plain or quoted) or `"key":"VALUE"` (JSON, compact or not) sits
+/// in `text`, the whole value only, in order.
+fn value_places(text: &str, key: &str, value: &str) -> Vec<usize> {
+    let needles = [
+        format!("{key}: {value}"),
+        format!("{key}: '{value}'"),
+        format!("{key}: \"{value}\""),
+        format!("\"{key}\":\"{value}\""),
+        format!("\"{key}\": \"{value}\""),
+    ];
+    let mut places: Vec<usize> = needles
+        .iter()
+        .enumerate()
+        .flat_map(|(i, needle)| {
+            text.match_indices(needle.as_str())
+                .filter(move |(at, _)| {
+                    i > 0 || matches!(text.as_bytes().get(at + needle.len()), None | Some(b'\n' | b'\r' | b' ' | b'}' | b','))
+                })
+                .map(|(at, _)| at)
+        })
+        .collect();
+    places.sort_unstable();
+    places
+}
+
+/// Where `name: NAME` (YAML, plain or quoted) or `"name":"NAME"` (JSON) is in `window`, the
+/// whole value only (`node-a` is not found in `default-node-a`).
+fn name_in(window: &str, name: &str) -> Option<usize> {
+    value_places(window, "name", name).first().copied()
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

@@ -1,0 +1,184 @@
+//! Hostile and broken input, run through the binary: every file under `tests/bad-input/` with
+//! its exit code, a message that names the place, under a time bound and an address-space
+//! bound. None may panic (101), abort (134), be killed, or hang.
+//!
+//! The files are the reproducers of issue 12 (`../shared/repro/bad-input/`), kept here so that
+//! a regression fails `cargo test`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous for a debug build on a shared machine; a hang is minutes, not seconds.
+const TIME_BOUND: Duration = Duration::from_secs(60);
+/// Address space, KiB (`ulimit -v`): the alias bomb once took more than 6 GiB.
+const MEMORY_BOUND_KIB: u64 = 2 << 20;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad-input")
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `script` (a shell line; `$B` is the binary, `$D` the bad-input folder) under the
+/// memory bound, killing it past the time bound.
+fn run(script: &str) -> Run {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_BOUND_KIB}; {script}"))
+        .env("B", env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .env("D", dir())
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sh");
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let readers = (
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = out.read_to_string(&mut s);
+            s
+        }),
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        }),
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > TIME_BOUND {
+            let _ = child.kill();
+            panic!("`{script}` did not finish within {TIME_BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run { code: status.code(), stdout: readers.0.join().unwrap(), stderr: readers.1.join().unwrap() }
+}
+
+/// One row: the file, the exit code, and what the output must say (the place, for errors).
+fn check(file: &str, code: i32, says: &[&str]) {
+    let r = run(&format!("exec \"$B\" --snapshot \"$D/{file}\" --color never plan"));
+    let output = format!("{}{}", r.stdout, r.stderr);
+    assert!(!output.contains("panicked") && !output.contains("stack overflow"), "{file}: {output}");
+    assert_eq!(r.code, Some(code), "{file}: exit {:?}\n{output}", r.code);
+    for needle in says {
+        assert!(output.contains(needle), "{file}: `{needle}` missing from\n{output}");
+    }
+    if code != 0 {
+        // A window around the error, never a whole (possibly gigabyte) line.
+        assert!(r.stderr.lines().all(|l| l.len() < 400), "{file}: a long line on stderr");
+    }
+}
+
+#[test]
+fn the_bad_input_table() {
+    let table: &[(&str, i32, &[&str])] = &[
+        ("02c-alias-1MiB-x10000.yaml", 1, &["02c-alias-1MiB-x10000.yaml:489:7", "aliases"]),
+        ("05-non-utf8-label.yaml", 1, &["05-non-utf8-label.yaml:198:28", "invalid UTF-8"]),
+        ("06b-bom.json", 0, &["SingleNodeConsolidation acts"]),
+        ("08b-dup-key-name.json", 1, &["08b-dup-key-name.json:310:24", "duplicate field `name`"]),
+        ("09f-yaml-negative-prices.yaml", 1, &["09f-yaml-negative-prices.yaml:96:5", "offerings[0].price"]),
+        ("11g-no-kind.yaml", 1, &["11g-no-kind.yaml:193:5", "has no kind"]),
+        ("14-two-nodes-one-providerid.yaml", 1, &["14-two-nodes-one-providerid.yaml:321:5", "providerID of Node `node-a`"]),
+        ("14c-duplicate-node-object.yaml", 1, &["14c-duplicate-node-object.yaml:194:5", "appears twice"]),
+        ("22-long-line-65540.json", 1, &["22-long-line-65540.json:1:65567", "key must be a string"]),
+        ("23-minified-bad-quantity.json", 1, &["23-minified-bad-quantity.json:1:91563", "Kubernetes quantity"]),
+        ("baseline.yaml", 0, &["Underutilized delete: node-b"]),
+        ("deep-30000.json", 1, &["deep-30000.json:1:176", "nested more than 64 deep"]),
+        ("deep-lists-30000.json", 1, &["deep-lists-30000.json:1:2689", "nested more than 64 deep"]),
+        ("gt-lt-moderate-control.yaml", 0, &["Underutilized replace: node-b"]),
+        // Same verdict as the control: `Gt -2` and `Lt 9223372036854775807` intersect.
+        ("gt-lt-near-i64-limit.yaml", 0, &["Underutilized replace: node-b"]),
+        // 1e2147483647 CPUs fit no node: the pod cannot reschedule (it once read as 1m).
+        ("quantity-exponent-overflow.yaml", 0, &["PodsCannotReschedule"]),
+        ("redact-tie-changes-verdict.json", 0, &["MultiNodeConsolidation acts"]),
+    ];
+    let mut listed: Vec<&str> = table.iter().map(|(f, _, _)| *f).collect();
+    for (file, code, says) in table {
+        check(file, *code, says);
+    }
+    // Every reproducer has a row (the pipe script is the next test).
+    let mut files: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f != "pipe-and-fifo.sh")
+        .collect();
+    files.sort();
+    listed.sort_unstable();
+    assert_eq!(files, listed);
+}
+
+#[test]
+fn process_substitution_reads_yaml_once() {
+    // The JSON sniff once ate the first 8 KiB of the pipe, and the path was opened again.
+    let r = run("exec bash -c '\"$B\" --snapshot <(cat \"$D/baseline.yaml\") plan'");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("Underutilized delete: node-b"), "{}", r.stdout);
+}
+
+#[test]
+fn stdin_reads_yaml() {
+    let r = run("exec \"$B\" --snapshot - plan < \"$D/baseline.yaml\"");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("Underutilized delete: node-b"));
+}
+
+#[test]
+fn a_named_fifo_does_not_hang() {
+    let fifo = tempfile::tempdir().unwrap();
+    let path = fifo.path().join("snapshot.fifo");
+    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+    assert!(made.success());
+    let r = run(&format!(
+        "cat \"$D/baseline.yaml\" > '{0}' & exec \"$B\" --snapshot '{0}' plan",
+        path.display()
+    ));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("Underutilized delete: node-b"));
+}
+
+#[test]
+fn dev_zero_is_refused_not_read_until_memory_runs_out() {
+    let r = run("exec \"$B\" --snapshot /dev/zero plan");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("/dev/zero:1:1: binary data"), "{}", r.stderr);
+}
+
+#[test]
+fn the_size_limit_is_a_diagnostic_and_a_flag_raises_it() {
+    let r = run("yes 'a: b' | exec \"$B\" --snapshot - --max-input-size 1Mi plan");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    // miette wraps at 80 columns: look for the words, not the sentence.
+    assert!(r.stderr.contains("larger than the limit of") && r.stderr.contains("1048576 bytes"), "{}", r.stderr);
+    assert!(r.stderr.contains("--max-input-size 4Mi"), "{}", r.stderr);
+    let small = run("exec \"$B\" --snapshot \"$D/baseline.yaml\" --max-input-size 4Ki plan");
+    assert_eq!(small.code, Some(1));
+    assert!(small.stderr.contains("4096 bytes"), "{}", small.stderr);
+    let raised = run("exec \"$B\" --snapshot \"$D/baseline.yaml\" --max-input-size 0 plan");
+    assert_eq!(raised.code, Some(0), "{}", raised.stderr);
+}
+
+#[test]
+fn utf16_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("utf16.yaml");
+    let text = std::fs::read_to_string(self::dir().join("baseline.yaml")).unwrap();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    std::fs::write(&path, bytes).unwrap();
+    let r = run(&format!("exec \"$B\" --snapshot '{}' plan", path.display()));
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("UTF-16LE"), "{}", r.stderr);
+}
