@@ -435,4 +435,96 @@ fn a_kubectl_capture_without_instance_types_gives_the_same_commands_as_with_them
     assert_eq!(captured, with_document);
     assert!(warnings.contains("embedded AWS catalogue"), "the estimate is said: {warnings}");
     assert!(!warnings.contains("prices are unknown"), "{warnings}");
+/// Runs the binary against the fake with `forbidden` unreadable (403), returning the exit code,
+/// stdout and stderr.
+fn run_forbidden(forbidden: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.forbid(forbidden));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(args)
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (output.status.code(), text(&output.stdout), text(&output.stderr))
+}
+
+/// The `uncertain` reasons of a JSON report, as messages.
+fn uncertain_messages(document: &Value) -> Vec<String> {
+    document["uncertain"]
+        .as_array()
+        .map(|reasons| reasons.iter().map(|r| r["message"].as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_command_says_which_kind_it_could_not_read() {
+    let commands: [&[&str]; 5] = [
+        &["plan"],
+        &["explain", "node/node-0"],
+        &["score", "nodepool/default"],
+        &["pdb-audit", "-A"],
+        &["budgets"],
+    ];
+    for (plural, kind) in
+        [("pods", "Pod"), ("poddisruptionbudgets", "PodDisruptionBudget"), ("nodeclaims", "NodeClaim"), ("nodes", "Node")]
+    {
+        for command in commands {
+            let mut json: Vec<&str> = command.to_vec();
+            json.extend(["-o", "json"]);
+            let (code, stdout, stderr) = run_forbidden(plural, &json);
+            let context = format!("{plural} forbidden, {command:?}: exit {code:?}\n{stderr}\n{stdout}");
+            if code == Some(1) && command[0] == "explain" && kind == "Node" {
+                // Without Nodes there is no node-0 to explain; the error says so.
+                assert!(stderr.contains("node-0"), "{context}");
+                continue;
+            }
+            assert_eq!(code, Some(0), "{context}");
+            let document: Value = serde_json::from_str(&stdout).expect(&context);
+            let messages = uncertain_messages(&document);
+            assert!(
+                messages.iter().any(|m| m.starts_with(&format!("{kind} could not be read (403"))),
+                "{context}\n{messages:?}"
+            );
+            let (_, text, _) = run_forbidden(plural, command);
+            assert!(text.contains(&format!("uncertain: {kind} could not be read")), "{context}\n{text}");
+        }
+    }
+}
+
+#[test]
+fn pdb_audit_gate_fails_when_pods_or_pdbs_are_unread() {
+    for plural in ["pods", "poddisruptionbudgets"] {
+        let (code, stdout, stderr) = run_forbidden(plural, &["pdb-audit", "-A", "--fail-on", "info", "-o", "json"]);
+        assert_eq!(code, Some(1), "{plural}: {stderr}\n{stdout}");
+        let document: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(document["blind"], true, "{document}");
+        assert_eq!(document["findings"], json!([]), "no finding from what could not be seen: {document}");
+    }
+    // With everything readable the same gate passes on `critical` (the seed has no critical PDB
+    // finding) and the document is not blind.
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config);
+    let dir = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(["pdb-audit", "-A", "-o", "json"])
+        .env("KUBECONFIG", server.write_kubeconfig(dir.path()))
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(document.get("blind").is_none(), "{document}");
+}
+
+#[test]
+fn budgets_with_nodeclaims_unread_say_the_counts_are_uncertain() {
+    let (code, stdout, stderr) = run_forbidden("nodeclaims", &["budgets", "-o", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    let messages = uncertain_messages(&document);
+    assert!(messages.iter().any(|m| m.contains("node count is uncertain")), "{messages:?}");
 }
