@@ -8,6 +8,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(load_yaml load_json quantity selectors budgets replay)
+failed=0
 for target in "${targets[@]}"; do
   corpus="corpus/$target"
   mkdir -p "$corpus"
@@ -18,7 +19,16 @@ for target in "${targets[@]}"; do
   esac
   echo "== $target: ${seconds}s"
   # -rss_limit_mb: a load that needs more than 2 GiB is a finding; -timeout: so is a hang.
+  log="target/run-$target.log"
+  mkdir -p target
+  status=0
   cargo +nightly fuzz run "$target" "$corpus" "${seeds[@]}" -- \
-    -max_total_time="$seconds" -max_len=131072 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 2>&1 |
-    grep -E "^(#[0-9]+ +DONE|stat::|==[0-9]+==|SUMMARY|.*panicked|Done [0-9]+ runs|Test unit written)" || true
+    -max_total_time="$seconds" -max_len=131072 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+    >"$log" 2>&1 || status=$?
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY|Done [0-9]+ runs)|panicked|Test unit written" "$log" || true
+  if [ "$status" -ne 0 ]; then
+    echo "$target FAILED (exit $status); see fuzz/$log and fuzz/artifacts/$target/" >&2
+    failed=1
+  fi
 done
+exit "$failed"
