@@ -124,7 +124,10 @@ fn parse(text: &str) -> Option<Quantity> {
     let milli = if scaled == 0 && !dropped_nonzero {
         0
     } else if exponent10 >= 0 {
-        u32::try_from(exponent10).ok().and_then(|e| 10i128.checked_pow(e)).map_or(i128::MAX, |p| scaled.saturating_mul(p))
+        u32::try_from(exponent10)
+            .ok()
+            .and_then(|e| 10i128.checked_pow(e))
+            .map_or(i128::MAX, |p| scaled.saturating_mul(p))
     } else {
         let divisor = u32::try_from(-exponent10).ok().and_then(|e| 10i128.checked_pow(e));
         match divisor {

@@ -91,7 +91,11 @@ fn the_bad_input_table() {
         ("08b-dup-key-name.json", 1, &["08b-dup-key-name.json:310:24", "duplicate field `name`"]),
         ("09f-yaml-negative-prices.yaml", 1, &["09f-yaml-negative-prices.yaml:96:5", "offerings[0].price"]),
         ("11g-no-kind.yaml", 1, &["11g-no-kind.yaml:193:5", "has no kind"]),
-        ("14-two-nodes-one-providerid.yaml", 1, &["14-two-nodes-one-providerid.yaml:321:5", "providerID of Node `node-a`"]),
+        (
+            "14-two-nodes-one-providerid.yaml",
+            1,
+            &["14-two-nodes-one-providerid.yaml:321:5", "providerID of Node `node-a`"],
+        ),
         ("14c-duplicate-node-object.yaml", 1, &["14c-duplicate-node-object.yaml:194:5", "appears twice"]),
         ("22-long-line-65540.json", 1, &["22-long-line-65540.json:1:65567", "key must be a string"]),
         ("23-minified-bad-quantity.json", 1, &["23-minified-bad-quantity.json:1:91563", "Kubernetes quantity"]),
@@ -141,10 +145,7 @@ fn a_named_fifo_does_not_hang() {
     let path = fifo.path().join("snapshot.fifo");
     let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
     assert!(made.success());
-    let r = run(&format!(
-        "cat \"$D/baseline.yaml\" > '{0}' & exec \"$B\" --snapshot '{0}' plan",
-        path.display()
-    ));
+    let r = run(&format!("cat \"$D/baseline.yaml\" > '{0}' & exec \"$B\" --snapshot '{0}' plan", path.display()));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains("Underutilized delete: node-b"));
 }

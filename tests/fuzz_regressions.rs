@@ -12,10 +12,8 @@ use kubectl_consolidation::source::file::read_bytes;
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions").join(target);
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut out: Vec<(String, Vec<u8>)> = entries
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
-        .collect();
+    let mut out: Vec<(String, Vec<u8>)> =
+        entries.map(|e| e.unwrap().path()).map(|p| (p.display().to_string(), std::fs::read(&p).unwrap())).collect();
     out.sort();
     out
 }

@@ -42,8 +42,7 @@ pub fn redaction_differences(snapshot: &Snapshot, now: Timestamp) -> Vec<String>
 type Summary = (Option<super::method::Method>, Vec<(super::nodepool::DisruptionReason, usize, usize)>);
 
 fn summary(replay: &Replay) -> Summary {
-    let commands =
-        replay.commands.iter().map(|c| (c.reason, c.candidates.len(), c.replacements.len())).collect();
+    let commands = replay.commands.iter().map(|c| (c.reason, c.candidates.len(), c.replacements.len())).collect();
     (replay.method, commands)
 }
 

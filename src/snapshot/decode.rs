@@ -299,9 +299,10 @@ fn flatten_raw<'t>(text: &'t str, raw: &'t RawValue, index: usize, out: &mut Vec
         if let Some(value) = next.take() {
             let at = || Document { index, item_path: stack.iter().map(|(_, i)| i - 1).collect() };
             let items = match value.get().as_bytes().first() {
-                Some(b'[') => Some(serde_json::from_str::<Vec<&RawValue>>(value.get()).map_err(|e| {
-                    raw_error(text, value, &at(), "is not a JSON array of objects", &e.to_string())
-                })?),
+                Some(b'[') => Some(
+                    serde_json::from_str::<Vec<&RawValue>>(value.get())
+                        .map_err(|e| raw_error(text, value, &at(), "is not a JSON array of objects", &e.to_string()))?,
+                ),
                 _ if value.get() == "null" => None,
                 Some(b'{') => {
                     let object = Object::Raw { text, raw: value };
@@ -351,8 +352,7 @@ fn raw_error(text: &str, value: &RawValue, at: &Document, message: &str, detail:
         name: "<unnamed>".into(),
         field: "items".into(),
         message: if detail.is_empty() { message.to_owned() } else { format!("{message}: {detail}") },
-        help: "a snapshot is objects, Lists of objects, or arrays of them, as `kubectl get -o json` writes"
-            .into(),
+        help: "a snapshot is objects, Lists of objects, or arrays of them, as `kubectl get -o json` writes".into(),
         offset: Some(offset),
     }
 }

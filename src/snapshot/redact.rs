@@ -89,7 +89,8 @@ impl Replacements {
 /// [`redact`], and the replacements it made (for checks that compare the two replays).
 pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     let mut collected = snapshot.clone();
-    let mut first = Redactor { collecting: Some(Vec::new()), numeric_keys: numeric_keys(snapshot), ..Redactor::default() };
+    let mut first =
+        Redactor { collecting: Some(Vec::new()), numeric_keys: numeric_keys(snapshot), ..Redactor::default() };
     first.snapshot(&mut collected);
     drop(collected);
     let mut r = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys);

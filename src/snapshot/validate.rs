@@ -228,13 +228,30 @@ fn affinity_operators(meta: &ObjectMeta, affinity: &Affinity) -> Found {
         }
     }
     let pod_terms = [
-        ("podAffinity", affinity.pod_affinity.as_ref().map(|a| (&a.required_during_scheduling_ignored_during_execution, &a.preferred_during_scheduling_ignored_during_execution))),
-        ("podAntiAffinity", affinity.pod_anti_affinity.as_ref().map(|a| (&a.required_during_scheduling_ignored_during_execution, &a.preferred_during_scheduling_ignored_during_execution))),
+        (
+            "podAffinity",
+            affinity.pod_affinity.as_ref().map(|a| {
+                (
+                    &a.required_during_scheduling_ignored_during_execution,
+                    &a.preferred_during_scheduling_ignored_during_execution,
+                )
+            }),
+        ),
+        (
+            "podAntiAffinity",
+            affinity.pod_anti_affinity.as_ref().map(|a| {
+                (
+                    &a.required_during_scheduling_ignored_during_execution,
+                    &a.preferred_during_scheduling_ignored_during_execution,
+                )
+            }),
+        ),
     ];
     for (name, terms) in pod_terms {
         let Some((required, preferred)) = terms else { continue };
         for (i, term) in required.iter().flatten().enumerate() {
-            let field = format!("spec.affinity.{name}.requiredDuringSchedulingIgnoredDuringExecution[{i}].labelSelector");
+            let field =
+                format!("spec.affinity.{name}.requiredDuringSchedulingIgnoredDuringExecution[{i}].labelSelector");
             label_selector("Pod", meta, &field, term.label_selector.as_ref())?;
         }
         for (i, weighted) in preferred.iter().flatten().enumerate() {

@@ -222,7 +222,7 @@ pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
         let (message, help) = yaml_message(&full);
         let mut error = syntax(text, name, message, offset);
         if let (Some(help), Error::Syntax { help: h, .. }) = (help, &mut error) {
-            *h = help.to_owned();
+            help.clone_into(h);
         }
         error
     })
@@ -348,7 +348,11 @@ fn value_places(text: &str, key: &str, value: &str) -> Vec<usize> {
         .flat_map(|(i, needle)| {
             text.match_indices(needle.as_str())
                 .filter(move |(at, _)| {
-                    i > 0 || matches!(text.as_bytes().get(at + needle.len()), None | Some(b'\n' | b'\r' | b' ' | b'}' | b','))
+                    i > 0
+                        || matches!(
+                            text.as_bytes().get(at + needle.len()),
+                            None | Some(b'\n' | b'\r' | b' ' | b'}' | b',')
+                        )
                 })
                 .map(|(at, _)| at)
         })

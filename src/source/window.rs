@@ -74,7 +74,8 @@ impl SourceWindow {
 }
 
 fn memchr_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    // Lines, counted as text: `str::lines` would split on `\r\n` the same way.
+    String::from_utf8_lossy(bytes).matches('\n').count()
 }
 
 fn floor_char(text: &str, mut at: usize) -> usize {

@@ -463,16 +463,14 @@ fn uncertain_messages(document: &Value) -> Vec<String> {
 
 #[test]
 fn every_command_says_which_kind_it_could_not_read() {
-    let commands: [&[&str]; 5] = [
-        &["plan"],
-        &["explain", "node/node-0"],
-        &["score", "nodepool/default"],
-        &["pdb-audit", "-A"],
-        &["budgets"],
-    ];
-    for (plural, kind) in
-        [("pods", "Pod"), ("poddisruptionbudgets", "PodDisruptionBudget"), ("nodeclaims", "NodeClaim"), ("nodes", "Node")]
-    {
+    let commands: [&[&str]; 5] =
+        [&["plan"], &["explain", "node/node-0"], &["score", "nodepool/default"], &["pdb-audit", "-A"], &["budgets"]];
+    for (plural, kind) in [
+        ("pods", "Pod"),
+        ("poddisruptionbudgets", "PodDisruptionBudget"),
+        ("nodeclaims", "NodeClaim"),
+        ("nodes", "Node"),
+    ] {
         for command in commands {
             let mut json: Vec<&str> = command.to_vec();
             json.extend(["-o", "json"]);
