@@ -15,9 +15,11 @@
 //! - `fuzz_regressions`: every input a fuzz target failed on, with that target's oracle.
 
 mod acceptance;
+mod bad_input;
 mod cli;
 #[cfg(unix)]
 mod completion;
+mod fuzz_regressions;
 mod golden;
 #[cfg(unix)]
 mod krew;

@@ -2,7 +2,8 @@
 //! its exit code, a message that names the place, under a time bound and an address-space
 //! bound. None may panic (101), abort (134), be killed, or hang.
 //!
-//! The files are the reproducers of issue 12 (`../shared/repro/bad-input/`), kept here so that
+//! The files are the reproducers of issue 12 (`../shared/repro/bad-input/`), kept in
+//! `tests/bad-input/` so that
 //! a regression fails `cargo test`.
 
 use std::io::Read;
