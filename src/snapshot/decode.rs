@@ -247,7 +247,12 @@ fn without_position(message: &str) -> String {
 /// Byte offset of a 1-based line and column in `text`.
 fn offset_in(text: &str, line: usize, column: usize) -> usize {
     let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    (line_start + column.saturating_sub(1)).min(text.len())
+    let mut at = (line_start + column.saturating_sub(1)).min(text.len());
+    // serde_json counts bytes, but may stop inside a character it rejects.
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 fn is_list(api_version: &str, kind: &str) -> bool {

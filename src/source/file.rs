@@ -217,7 +217,7 @@ pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
     options.strict_booleans = true;
     options.leading_zero_numbers_as_strings = true;
     serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
-        let offset = e.location().map(|l| offset_of(text, l.line() as usize, l.column() as usize));
+        let offset = e.location().map(|l| offset_of_char(text, l.line() as usize, l.column() as usize));
         let full = e.to_string();
         let (message, help) = yaml_message(&full);
         let mut error = syntax(text, name, message, offset);
@@ -367,13 +367,30 @@ fn name_in(window: &str, name: &str) -> Option<usize> {
     value_places(window, "name", name).first().copied()
 }
 
+/// Byte offset of a 1-based line and byte column (serde_json counts bytes), on a char boundary.
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    (line_start + column.saturating_sub(1)).min(text.len().saturating_sub(1))
+    floor_char(text, (line_start + column.saturating_sub(1)).min(text.len().saturating_sub(1)))
+}
+
+/// Byte offset of a 1-based line and character column (the YAML parser counts characters).
+fn offset_of_char(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let line_start = line_start.min(text.len());
+    let within = text[line_start..].char_indices().nth(column.saturating_sub(1)).map_or(text.len() - line_start, |(at, _)| at);
+    floor_char(text, (line_start + within).min(text.len().saturating_sub(1)))
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let before = &text[..floor_char(text, offset)];
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
     (line, column)
