@@ -488,6 +488,17 @@ mod tests {
     }
 
     #[test]
+    fn places_after_multibyte_characters_stay_on_char_boundaries() {
+        // The YAML parser counts characters; `é` is two bytes. Found by the fuzzer as a panic.
+        let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: x\n  labels: {a: é, b: [x}\n";
+        match read_text(text, "t.yaml") {
+            Err(Error::Syntax { span: Some(span), .. }) => assert_eq!(&text[span.offset()..=span.offset()], "["),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(super::line_column("aé", 2), (1, 2), "inside `é`: floored to its start");
+    }
+
+    #[test]
     fn invalid_yaml_is_a_syntax_error() {
         assert!(matches!(read_text("a: [b\n", "t.yaml"), Err(Error::Syntax { span: Some(_), .. })));
     }
