@@ -377,7 +377,8 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 fn offset_of_char(text: &str, line: usize, column: usize) -> usize {
     let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
     let line_start = line_start.min(text.len());
-    let within = text[line_start..].char_indices().nth(column.saturating_sub(1)).map_or(text.len() - line_start, |(at, _)| at);
+    let within =
+        text[line_start..].char_indices().nth(column.saturating_sub(1)).map_or(text.len() - line_start, |(at, _)| at);
     floor_char(text, (line_start + within).min(text.len().saturating_sub(1)))
 }
 
