@@ -182,9 +182,15 @@ fn node_requirement(kind: &str, meta: &ObjectMeta, field: &str, operator: &str, 
     Ok(())
 }
 
+/// Karpenter's own requirements also take `Gte` and `Lte` (one integer, like `Gt`/`Lt`).
 fn karpenter_requirements(kind: &str, meta: &ObjectMeta, field: &str, reqs: &[NodeSelectorRequirement]) -> Found {
     for (i, r) in reqs.iter().enumerate() {
-        node_requirement(kind, meta, &format!("{field}[{i}]"), &r.operator, &r.values)?;
+        let operator = match r.operator.as_str() {
+            "Gte" => "Gt",
+            "Lte" => "Lt",
+            other => other,
+        };
+        node_requirement(kind, meta, &format!("{field}[{i}]"), operator, &r.values)?;
     }
     Ok(())
 }

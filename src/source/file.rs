@@ -209,11 +209,15 @@ pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
     budget.max_documents = usize::MAX;
     budget.max_reader_input_bytes = None;
     budget.max_depth = MAX_DEPTH;
-    // One alias can stand for a megabyte of text, and ten thousand of them for ten gigabytes
-    // of values: no bound on the count bounds the memory. kubectl never writes aliases.
-    budget.max_aliases = 0;
+    // kubectl never writes aliases, but PyYAML does (`&id001`). One alias can stand for a
+    // megabyte of text, and ten thousand of them for ten gigabytes of values, so a count of
+    // aliases bounds nothing: the events they replay are bounded so that, each at most as
+    // large as the longest scalar can be, they add at most 8 times the input.
+    let mut alias_limits = serde_saphyr::options::AliasLimits::default();
+    alias_limits.max_total_replayed_events = REPLAY_FACTOR * text.len() / longest_scalar(text).max(1) + 64;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
+    options.alias_limits = alias_limits;
     options.strict_booleans = true;
     options.leading_zero_numbers_as_strings = true;
     serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
@@ -228,6 +232,23 @@ pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
     })
 }
 
+/// Aliases may add at most this many times the input's size (see [`parse_documents`]).
+const REPLAY_FACTOR: usize = 8;
+
+/// An upper bound on one scalar's size: the longest line, or the whole text when a block
+/// scalar (`|`, `>`), which spans lines, is present.
+fn longest_scalar(text: &str) -> usize {
+    let block = text.lines().any(|l| {
+        let t = l.trim_end();
+        t.ends_with(['|', '>']) || t.ends_with("|-") || t.ends_with(">-") || t.ends_with("|+") || t.ends_with(">+")
+    });
+    if block {
+        text.len()
+    } else {
+        text.lines().map(str::len).max().unwrap_or(0)
+    }
+}
+
 /// How deep objects and lists may nest in a snapshot; Kubernetes objects nest about 12 deep.
 pub const MAX_DEPTH: usize = 128;
 
@@ -236,9 +257,9 @@ pub const MAX_DEPTH: usize = 128;
 fn yaml_message(full: &str) -> (String, Option<&'static str>) {
     let first = full.lines().next().unwrap_or_default().trim();
     let lower = first.to_ascii_lowercase();
-    if lower.contains("alias") {
+    if lower.contains("alias") || lower.contains("replay") {
         return (
-            "YAML aliases (`*name`) are not read".to_owned(),
+            format!("YAML aliases (`*name`) expand to more than {REPLAY_FACTOR} times the input"),
             Some("kubectl never writes aliases; expand them first, e.g. `yq 'explode(.)' file.yaml`"),
         );
     }

@@ -435,6 +435,8 @@ fn a_kubectl_capture_without_instance_types_gives_the_same_commands_as_with_them
     assert_eq!(captured, with_document);
     assert!(warnings.contains("embedded AWS catalogue"), "the estimate is said: {warnings}");
     assert!(!warnings.contains("prices are unknown"), "{warnings}");
+}
+
 /// Runs the binary against the fake with `forbidden` unreadable (403), returning the exit code,
 /// stdout and stderr.
 fn run_forbidden(forbidden: &str, args: &[&str]) -> (Option<i32>, String, String) {
