@@ -25,7 +25,7 @@ use crate::render::Format;
     long_version = crate::version::long(),
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -37,7 +37,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// The whole pipeline for one node, step by step, and its verdict.
     ///
     /// TARGET is node/NAME (or a bare node name), nodeclaim/NAME, or pod/NAME with -n.
@@ -83,7 +83,7 @@ pub enum Command {
 
 /// The shells `completion` prints a script for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Shell {
+pub(crate) enum Shell {
     Bash,
     Zsh,
     Fish,
@@ -102,7 +102,7 @@ impl ValueEnum for Severity {
 
 /// Where the state comes from.
 #[derive(Debug, Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// Replay a snapshot file (YAML or JSON; `-` for stdin) instead of the cluster.
     #[arg(long, global = true, value_name = "PATH", conflicts_with = "demo")]
     pub snapshot: Option<PathBuf>,
@@ -131,7 +131,7 @@ pub struct InputArgs {
 
 /// kubectl's connection and scope flags.
 #[derive(Debug, Args)]
-pub struct KubeArgs {
+pub(crate) struct KubeArgs {
     /// Path to the kubeconfig file(s), colon-separated.
     #[arg(long, global = true, env = "KUBECONFIG", value_name = "PATH", hide_env_values = true)]
     pub kubeconfig: Option<String>,
@@ -159,7 +159,7 @@ pub struct KubeArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Output format: text, wide, json, yaml, markdown (`snapshot`: also a file path).
     #[arg(short = 'o', long = "output", global = true, default_value = "text")]
     pub output: Output,
@@ -175,7 +175,7 @@ pub struct OutputArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SortBy {
+pub(crate) enum SortBy {
     Name,
     Verdict,
     Price,
@@ -184,7 +184,7 @@ pub enum SortBy {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
@@ -192,7 +192,7 @@ pub enum ColorChoice {
 
 /// `-o`: a format, or (for `snapshot`) a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     Format(Format),
     File(PathBuf),
 }
@@ -222,7 +222,7 @@ fn parse_request_timeout(raw: &str) -> Result<Duration, String> {
 
 /// A size in bytes: a plain number or a Kubernetes binary or decimal suffix (`512Mi`, `2G`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ByteSize(pub u64);
+pub(crate) struct ByteSize(pub u64);
 
 impl FromStr for ByteSize {
     type Err = String;

@@ -10,25 +10,25 @@
 //! Only `source/` and `app.rs` touch the world; the engine is pure and deterministic.
 
 pub mod app;
-pub mod audit;
-pub mod catalogue;
-pub mod cli;
-pub mod completion;
+pub(crate) mod audit;
+pub(crate) mod catalogue;
+pub(crate) mod cli;
+pub(crate) mod completion;
 pub mod engine;
 pub mod error;
-pub mod object_ref;
+pub(crate) mod object_ref;
 pub mod quantity;
 pub mod reason;
-pub mod render;
+pub(crate) mod render;
 pub mod report;
-pub mod settings;
-pub mod sink;
+pub(crate) mod settings;
+pub(crate) mod sink;
 pub mod snapshot;
 pub mod source;
-pub mod target;
+pub(crate) mod target;
 pub mod upstream;
-pub mod version;
-pub mod whatif;
+pub(crate) mod version;
+pub(crate) mod whatif;
 
 #[cfg(test)]
 mod testing;

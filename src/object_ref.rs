@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 /// The kinds a command can target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     Node,
     NodeClaim,
     NodePool,
@@ -30,7 +30,7 @@ const SPELLINGS: &[(&str, Kind)] = &[
 
 impl Kind {
     /// The singular lower-case name (`kubectl get <kind>`).
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Kind::Node => "node",
             Kind::NodeClaim => "nodeclaim",
@@ -65,7 +65,7 @@ impl FromStr for Kind {
 
 /// A target object.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectRef {
+pub(crate) struct ObjectRef {
     pub kind: Kind,
     pub namespace: Option<String>,
     pub name: String,
@@ -93,7 +93,7 @@ impl fmt::Display for ObjectRef {
 }
 
 /// The closest candidate to `input` if it is close enough to be a typo.
-pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(input, c), c))

@@ -10,7 +10,7 @@ use crate::snapshot::controller::{SETTINGS, VERSION};
 use crate::snapshot::{Setting, Snapshot};
 
 /// The version whose rules this replay implements.
-pub const PINNED_VERSION: &str = "v1.14";
+pub(crate) const PINNED_VERSION: &str = "v1.14";
 const DEFAULT_SOURCE: &str = "default (Karpenter v1.14)";
 const FLAG_SOURCE: &str = "flag --karpenter-setting";
 
@@ -28,11 +28,11 @@ const DEFAULTS: [(&str, &str); 6] = [
 ];
 
 /// Where a setting at its v1.14 default says it came from.
-pub const DEFAULT_SOURCE_NAME: &str = DEFAULT_SOURCE;
+pub(crate) const DEFAULT_SOURCE_NAME: &str = DEFAULT_SOURCE;
 
 /// Resolves every setting into `snapshot.info.settings` (flags first, `version` included),
 /// applies `FEATURE_GATES`, and returns the warnings (another version, a refused value).
-pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
     let info = &mut snapshot.info;
     for flag in flags {
         let (name, value) =
@@ -82,7 +82,7 @@ pub fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>,
 }
 
 /// `VM_MEMORY_OVERHEAD_PERCENT` and `RESERVED_ENIS` as the catalogue needs them.
-pub fn capacity(snapshot: &Snapshot) -> CapacitySettings {
+pub(crate) fn capacity(snapshot: &Snapshot) -> CapacitySettings {
     let get = |k: &str| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned());
     let defaults = CapacitySettings::default();
     CapacitySettings {

@@ -8,14 +8,14 @@ use crate::error::Error;
 
 /// A destination for a command's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sink {
+pub(crate) enum Sink {
     Stdout,
     File(PathBuf),
 }
 
 impl Sink {
     /// Writes `text` whole.
-    pub fn write(&self, text: &str) -> Result<(), Error> {
+    pub(crate) fn write(&self, text: &str) -> Result<(), Error> {
         match self {
             Sink::Stdout => write_stdout(text),
             Sink::File(path) => std::fs::write(path, text).map_err(|e| Error::Io { path: path.clone(), source: e }),
@@ -24,7 +24,7 @@ impl Sink {
 }
 
 /// Writes to stdout; a closed pipe is not an error.
-pub fn write_stdout(text: &str) -> Result<(), Error> {
+pub(crate) fn write_stdout(text: &str) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),

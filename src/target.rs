@@ -8,7 +8,7 @@ use crate::snapshot::Snapshot;
 
 /// A target → the node name it stands for (a pod's node, a NodeClaim's node). Pods are looked
 /// up in `namespace` (`default` when none is given).
-pub fn resolve_node(snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
+pub(crate) fn resolve_node(snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&str>) -> Result<String, Error> {
     let nodes = || snapshot.nodes.iter().map(|n| n.metadata.name.as_str());
     let claims = || snapshot.node_claims.iter().map(|c| c.metadata.name.as_str());
     match target.kind {
@@ -49,7 +49,7 @@ pub fn resolve_node(snapshot: &Snapshot, target: &ObjectRef, namespace: Option<&
 }
 
 /// `name` is not among `known`: the error, with the closest known name as a hint.
-pub fn not_found<'a>(kind: Kind, name: &str, known: impl Iterator<Item = &'a str>) -> Error {
+pub(crate) fn not_found<'a>(kind: Kind, name: &str, known: impl Iterator<Item = &'a str>) -> Error {
     let known: Vec<&str> = known.collect();
     let help = match did_you_mean(name, known.iter().copied()) {
         Some(best) => format!("did you mean {kind}/{best}?"),

@@ -5,11 +5,11 @@ use serde_json::{json, Value};
 
 use crate::snapshot::Snapshot;
 
-pub const NOW: &str = "2026-11-29T10:00:00Z";
+pub(crate) const NOW: &str = "2026-11-29T10:00:00Z";
 const EARLIER: &str = "2026-11-29T08:00:00Z";
 
 /// A snapshot from objects, with the clock at [`NOW`] and a small catalogue.
-pub fn snapshot(objects: Vec<Value>) -> Snapshot {
+pub(crate) fn snapshot(objects: Vec<Value>) -> Snapshot {
     let mut documents = vec![
         json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": NOW}),
         json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes", "items": [
@@ -24,12 +24,12 @@ pub fn snapshot(objects: Vec<Value>) -> Snapshot {
     Snapshot::from_documents(documents).expect("test snapshot decodes")
 }
 
-pub fn now() -> jiff::Timestamp {
+pub(crate) fn now() -> jiff::Timestamp {
     NOW.parse().expect("valid")
 }
 
 /// A NodePool `default` (WhenEmptyOrUnderutilized, consolidateAfter 0s, budget 100%).
-pub fn node_pool(name: &str) -> Value {
+pub(crate) fn node_pool(name: &str) -> Value {
     json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
            "spec": {"template": {"spec": {"requirements": [
                 {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}},
@@ -38,7 +38,7 @@ pub fn node_pool(name: &str) -> Value {
 }
 
 /// A managed, initialized, consolidatable node of pool `default` and its NodeClaim.
-pub fn managed_node(name: &str) -> [Value; 2] {
+pub(crate) fn managed_node(name: &str) -> [Value; 2] {
     let labels = json!({"kubernetes.io/hostname": name, "node.kubernetes.io/instance-type": "m.xlarge",
         "topology.kubernetes.io/zone": "zone-a", "karpenter.sh/capacity-type": "on-demand",
         "karpenter.sh/nodepool": "default", "karpenter.sh/registered": "true", "karpenter.sh/initialized": "true"});
@@ -57,7 +57,7 @@ pub fn managed_node(name: &str) -> [Value; 2] {
 }
 
 /// A running pod of a ReplicaSet on `node`, requesting 100m / 128Mi.
-pub fn pod(name: &str, node: &str) -> Value {
+pub(crate) fn pod(name: &str, node: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": name, "namespace": "default", "labels": {"app": name},
                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "controller": true}]},
@@ -66,7 +66,7 @@ pub fn pod(name: &str, node: &str) -> Value {
 }
 
 /// Sets a JSON pointer inside an object (creating objects on the way).
-pub fn set(mut object: Value, pointer: &str, value: Value) -> Value {
+pub(crate) fn set(mut object: Value, pointer: &str, value: Value) -> Value {
     let mut target = &mut object;
     for raw in pointer.trim_start_matches('/').split('/') {
         let part = raw.replace("~1", "/").replace("~0", "~");
@@ -82,7 +82,7 @@ pub fn set(mut object: Value, pointer: &str, value: Value) -> Value {
 
 /// The built-in demo snapshot (the seed incident), parsed without the file source so that core
 /// modules' tests stay inside the layering rules.
-pub fn demo() -> Snapshot {
+pub(crate) fn demo() -> Snapshot {
     let documents: Vec<Value> =
         serde_saphyr::from_multiple(include_str!("source/demo.yaml")).expect("the demo snapshot parses");
     Snapshot::from_documents(documents.into_iter().filter(|d| !d.is_null()).collect()).expect("the demo decodes")
@@ -90,7 +90,7 @@ pub fn demo() -> Snapshot {
 
 /// The `pdb-audit` document of the built-in demo in namespace `tenant-a`, judged at its
 /// capture time (what `pdb-audit --demo -n tenant-a` prints).
-pub fn demo_pdb_audit() -> crate::report::pdb_audit::PdbAudit {
+pub(crate) fn demo_pdb_audit() -> crate::report::pdb_audit::PdbAudit {
     let snapshot = demo();
     let now = snapshot.info.captured_at.expect("the demo has a capture time");
     let scope = crate::audit::Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };

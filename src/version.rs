@@ -6,13 +6,13 @@ use std::sync::LazyLock;
 use crate::upstream::Project;
 
 /// The crate version, as in Cargo.toml.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The commit the binary was built from (12 hex digits), or `unknown` outside a checkout.
-pub const COMMIT: &str = env!("KUBECTL_CONSOLIDATION_COMMIT");
+pub(crate) const COMMIT: &str = env!("KUBECTL_CONSOLIDATION_COMMIT");
 
 /// `kubectl-consolidation --version`'s text after the program name (clap wants it `'static`).
-pub fn long() -> &'static str {
+pub(crate) fn long() -> &'static str {
     static LONG: LazyLock<String> = LazyLock::new(|| {
         let (karpenter_repo, karpenter) = Project::Karpenter.pinned();
         let (_, kubernetes) = Project::Kubernetes.pinned();

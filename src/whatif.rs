@@ -7,7 +7,7 @@
 use crate::snapshot::{Budget, Disruption, NodePool, Snapshot};
 
 /// Applies every override; returns a description of each, for the report.
-pub fn apply(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn apply(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String>, String> {
     overrides.iter().map(|o| apply_one(snapshot, o)).collect()
 }
 

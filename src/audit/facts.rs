@@ -6,11 +6,11 @@ use super::code::FindingCode;
 use super::finding::Finding;
 
 /// A `pdb-audit` finding.
-pub type PdbFinding = Finding<FindingCode, PdbFacts>;
+pub(crate) type PdbFinding = Finding<FindingCode, PdbFacts>;
 
 /// The measurements behind a `pdb-audit` finding.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PdbFacts {
+pub(crate) struct PdbFacts {
     /// Desired replicas now (the controller's `spec.replicas`, else its pods counted).
     pub replicas: Option<i32>,
     /// The HorizontalPodAutoscaler's `minReplicas`, when one targets the workload.
@@ -38,7 +38,7 @@ pub struct PdbFacts {
 
 /// `status` of a PodDisruptionBudget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BudgetStatus {
+pub(crate) struct BudgetStatus {
     pub expected_pods: i32,
     pub current_healthy: i32,
     pub desired_healthy: i32,
@@ -47,7 +47,7 @@ pub struct BudgetStatus {
 
 /// A judgement the audit could not make.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     pub code: FindingCode,
     /// What part was not judged (`all`, or e.g. `node price and NodePool`).
     pub what: String,
@@ -56,7 +56,7 @@ pub struct Skipped {
 
 /// One node holding some of a finding's pods.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NodePlacement {
+pub(crate) struct NodePlacement {
     pub node: String,
     pub pods: usize,
     /// Has a NodeClaim (or, when NodeClaims were unreadable, a `karpenter.sh/nodepool` label);

@@ -40,7 +40,7 @@ impl fmt::Display for Severity {
 
 /// What a finding is about. Keys are `ns/name` (PDBs, pods) and `Kind/ns/name` (workloads).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Subject {
+pub(crate) struct Subject {
     /// The one PDB it is about; `None` when it is about a workload without one.
     pub pdb: Option<String>,
     /// Every PDB it is about, when it is about several together.
@@ -57,7 +57,7 @@ pub struct Subject {
 
 /// The concrete change a finding proposes, and what it costs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fix {
+pub(crate) struct Fix {
     /// A `kubectl` command where one exists, else the change in words.
     pub change: String,
     /// What the change costs, in one sentence.
@@ -65,14 +65,14 @@ pub struct Fix {
 }
 
 impl Fix {
-    pub fn new(change: impl Into<String>, trade_off: impl Into<String>) -> Fix {
+    pub(crate) fn new(change: impl Into<String>, trade_off: impl Into<String>) -> Fix {
         Fix { change: change.into(), trade_off: trade_off.into() }
     }
 }
 
 /// One judgement: `Code` is the judging command's code enum, `Facts` what it measured.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding<Code, Facts> {
+pub(crate) struct Finding<Code, Facts> {
     pub code: Code,
     pub severity: Severity,
     pub subject: Subject,

@@ -40,17 +40,17 @@ mod tests;
 
 use jiff::Timestamp;
 
-pub use code::FindingCode;
-pub use facts::{BudgetStatus, NodePlacement, PdbFacts, PdbFinding, Skipped};
-pub use finding::{Finding, Fix, Severity, Subject};
-pub use scope::Scope;
-pub use selector::parse_selector;
+pub(crate) use code::FindingCode;
+pub(crate) use facts::{NodePlacement, PdbFinding, Skipped};
+pub(crate) use finding::Severity;
+pub(crate) use scope::Scope;
+pub(crate) use selector::parse_selector;
 
 use crate::snapshot::Snapshot;
 
 /// The judgement of every PDB (and every workload without one) in a scope.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Audit {
+pub(crate) struct Audit {
     /// The scope as audited: no namespace with `all_namespaces`, else the one looked at.
     pub scope: Scope,
     /// PodDisruptionBudgets audited: those in scope whose pods (or, with none, own labels)
@@ -72,12 +72,12 @@ pub struct Audit {
 
 impl Audit {
     /// Whether a finding at or above `threshold` exists: the `--fail-on` gate.
-    pub fn fails_at(&self, threshold: Severity) -> bool {
+    pub(crate) fn fails_at(&self, threshold: Severity) -> bool {
         self.findings.iter().any(|f| f.severity >= threshold)
     }
 
     /// How many findings have `severity`.
-    pub fn count(&self, severity: Severity) -> usize {
+    pub(crate) fn count(&self, severity: Severity) -> usize {
         self.findings.iter().filter(|f| f.severity == severity).count()
     }
 }
@@ -86,7 +86,7 @@ impl Audit {
 ///
 /// Pure and deterministic: `now` only decides time-bound pod annotations (do-not-disrupt
 /// durations), exactly as the replay does.
-pub fn pdb_audit(snapshot: &Snapshot, now: Timestamp, scope: &Scope) -> Audit {
+pub(crate) fn pdb_audit(snapshot: &Snapshot, now: Timestamp, scope: &Scope) -> Audit {
     let ctx = context::Context::new(snapshot, now, scope);
     let blind = snapshot.info.unread.iter().any(|u| matches!(u.kind.as_str(), "Pod" | "PodDisruptionBudget"));
     let mut findings: Vec<PdbFinding> = if blind {

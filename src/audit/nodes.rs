@@ -16,7 +16,7 @@ use crate::engine::state::Cluster;
 use crate::snapshot::Snapshot;
 
 /// Hours in a month, as cloud price pages count them (365 × 24 / 12).
-pub const HOURS_PER_MONTH: f64 = 730.0;
+pub(super) const HOURS_PER_MONTH: f64 = 730.0;
 
 /// Kinds the audit reads beyond pods and PDBs, and whether each could be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 /// Which namespaces and pods a namespaced command looks at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// `None` with `all_namespaces` false means the context's default namespace was unknown.
     pub namespace: Option<String>,
     pub all_namespaces: bool,
@@ -13,13 +13,13 @@ pub struct Scope {
 
 impl Scope {
     /// Whether objects of `namespace` are in scope (an unknown namespace means `default`).
-    pub fn includes(&self, namespace: &str) -> bool {
+    pub(crate) fn includes(&self, namespace: &str) -> bool {
         self.all_namespaces || namespace == self.namespace.as_deref().unwrap_or("default")
     }
 
     /// The scope as audited: no namespace with `all_namespaces`, else the one looked at.
     #[must_use]
-    pub fn audited(&self) -> Scope {
+    pub(crate) fn audited(&self) -> Scope {
         Scope {
             namespace: if self.all_namespaces {
                 None

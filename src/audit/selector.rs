@@ -7,7 +7,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
 /// Parses a kubectl label selector. An empty string selects everything.
-pub fn parse_selector(text: &str) -> Result<LabelSelector, String> {
+pub(crate) fn parse_selector(text: &str) -> Result<LabelSelector, String> {
     let mut expressions = Vec::new();
     for term in split_terms(text)? {
         expressions.push(parse_term(&term)?);

@@ -20,14 +20,14 @@ use super::nodeclass::{AmiFamily, NodeClassShape};
 /// The compiled facts (tab-separated; see the file's header for the columns).
 const DATA: &str = include_str!("../../data/aws-instance-types.tsv");
 /// Where Karpenter's label keys for instance facts start (`pkg/apis/v1/labels.go`).
-pub const LABEL_PREFIX: &str = "karpenter.k8s.aws/instance-";
+pub(crate) const LABEL_PREFIX: &str = "karpenter.k8s.aws/instance-";
 /// `pricing.go` `Reset`: a region without static prices uses us-east-1's.
-pub const FALLBACK_REGION: &str = "us-east-1";
+pub(crate) const FALLBACK_REGION: &str = "us-east-1";
 const MIB: i128 = 1024 * 1024;
 
 /// One EC2 instance type's facts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AwsType {
+pub(crate) struct AwsType {
     pub name: String,
     pub arch: String,
     pub os: String,
@@ -48,7 +48,7 @@ pub struct AwsType {
 
 /// Karpenter's settings that shape capacity (`pkg/operator/options/options.go`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CapacitySettings {
+pub(crate) struct CapacitySettings {
     /// `VM_MEMORY_OVERHEAD_PERCENT` (default 0.075).
     pub vm_memory_overhead_percent: f64,
     /// `RESERVED_ENIS` (default 0).
@@ -62,18 +62,18 @@ impl Default for CapacitySettings {
 }
 
 /// Every type of the embedded catalogue, by name.
-pub fn catalogue() -> &'static BTreeMap<String, AwsType> {
+pub(crate) fn catalogue() -> &'static BTreeMap<String, AwsType> {
     static PARSED: OnceLock<BTreeMap<String, AwsType>> = OnceLock::new();
     PARSED.get_or_init(|| parse(DATA))
 }
 
 /// The provenance lines of the data file (its `#` header).
-pub fn provenance() -> impl Iterator<Item = &'static str> {
+pub(crate) fn provenance() -> impl Iterator<Item = &'static str> {
     DATA.lines().take_while(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim())
 }
 
 /// `aws/karpenter-provider-aws@1d927085dd81`: where the facts were compiled from.
-pub fn origin() -> String {
+pub(crate) fn origin() -> String {
     let commit = provenance()
         .find_map(|l| l.split_once("aws/karpenter-provider-aws @ ").map(|(_, c)| c.trim().to_owned()))
         .unwrap_or_default();
@@ -128,7 +128,7 @@ fn parse(text: &str) -> BTreeMap<String, AwsType> {
 
 impl AwsType {
     /// `types.go memory`: MiB less the arm64 CMA reserve, less the VM overhead (rounded up).
-    pub fn memory_capacity_mib(&self, settings: &CapacitySettings) -> i64 {
+    pub(crate) fn memory_capacity_mib(&self, settings: &CapacitySettings) -> i64 {
         let mib = self.memory_mib - if self.arch == "arm64" { 64 } else { 0 };
         // Upstream computes in bytes: ceil(bytes × percent / 1024 / 1024).
         #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
@@ -138,7 +138,7 @@ impl AwsType {
     }
 
     /// `types.go ENILimitedPods`: usable ENIs × (IPv4 per ENI − 1) + 2, 0 with no usable ENI.
-    pub fn eni_limited_pods(&self, reserved_enis: i64, efa_only_interfaces: i64) -> i64 {
+    pub(crate) fn eni_limited_pods(&self, reserved_enis: i64, efa_only_interfaces: i64) -> i64 {
         let usable = (self.enis - reserved_enis - efa_only_interfaces).max(0);
         if usable == 0 {
             0
@@ -148,7 +148,7 @@ impl AwsType {
     }
 
     /// `types.go pods`: kubelet maxPods, else ENI-limited (110 on Windows), capped by podsPerCore.
-    pub fn pods(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> i64 {
+    pub(crate) fn pods(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> i64 {
         let mut count = match shape.max_pods {
             Some(n) => n,
             None if shape.ami_family.supports_eni_limited_pod_density() => {
@@ -165,7 +165,7 @@ impl AwsType {
     }
 
     /// `computeCapacity`: cpu, memory, ephemeral-storage, pods and the extended resources.
-    pub fn capacity(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> Resources {
+    pub(crate) fn capacity(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> Resources {
         let mut out = Resources::new();
         out.insert("cpu".into(), Quantity::from_units(i128::from(self.vcpu)));
         out.insert("memory".into(), Quantity::from_units(i128::from(self.memory_capacity_mib(settings)) * MIB));
@@ -182,7 +182,7 @@ impl AwsType {
 
     /// kubeReserved + systemReserved + evictionThreshold, summed per resource (core
     /// `InstanceType.computeAllocatable` subtracts exactly this sum).
-    pub fn overhead(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> Resources {
+    pub(crate) fn overhead(&self, shape: &NodeClassShape, settings: &CapacitySettings) -> Resources {
         // AL2/AL2023/Custom size kube-reserved memory by ENI-limited pods with no reserved ENI.
         let pods_for_memory = if shape.ami_family.uses_eni_limited_memory_overhead() {
             self.eni_limited_pods(0, shape.efa_only_interfaces)
@@ -217,7 +217,7 @@ impl AwsType {
     }
 
     /// The well-known labels this type carries (`computeRequirements`' single values).
-    pub fn requirement_labels(&self, region: Option<&str>) -> BTreeMap<String, String> {
+    pub(crate) fn requirement_labels(&self, region: Option<&str>) -> BTreeMap<String, String> {
         let mut out: BTreeMap<String, String> =
             self.labels.iter().map(|(k, v)| (format!("{LABEL_PREFIX}{k}"), v.clone())).collect();
         out.insert("node.kubernetes.io/instance-type".into(), self.name.clone());
@@ -231,7 +231,7 @@ impl AwsType {
 
     /// The static on-demand price in `region`, else us-east-1's (`pricing.go Reset`); the
     /// second value says whether the fallback was used.
-    pub fn on_demand_price(&self, region: &str) -> Option<(f64, bool)> {
+    pub(crate) fn on_demand_price(&self, region: &str) -> Option<(f64, bool)> {
         let find = |r: &str| self.prices.iter().find(|(name, _)| name == r).map(|(_, p)| *p);
         find(region).map(|p| (p, false)).or_else(|| find(FALLBACK_REGION).map(|p| (p, region != FALLBACK_REGION)))
     }

@@ -17,23 +17,23 @@
 //! embedded catalogue; plus, without a document, the types of existing nodes. Pure: reads the
 //! snapshot, writes the snapshot, no I/O.
 
-pub mod aws;
-pub mod nodeclass;
+pub(crate) mod aws;
+pub(crate) mod nodeclass;
 mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use aws::CapacitySettings;
-pub use sources::Source;
+pub(crate) use aws::CapacitySettings;
+pub(crate) use sources::Source;
 
 use crate::snapshot::Snapshot;
 
 /// What the catalogue had to estimate or could not find: one line each, for warnings and for
 /// the `Uncertain` reasons of every verdict.
-pub type Findings = Vec<String>;
+pub(crate) type Findings = Vec<String>;
 
 /// Completes the snapshot's instance types in place; returns what is estimated or missing.
-pub fn complete(snapshot: &mut Snapshot, settings: &CapacitySettings) -> Findings {
+pub(crate) fn complete(snapshot: &mut Snapshot, settings: &CapacitySettings) -> Findings {
     let mut builder = sources::Builder::new(snapshot, *settings);
     builder.fill();
     let findings = builder.findings();
@@ -66,7 +66,7 @@ fn region(snapshot: &Snapshot) -> Option<String> {
 
 /// Whether the cluster runs Karpenter's AWS provider: an EC2NodeClass, a NodePool pointing at
 /// one, or a node with an `aws://` provider ID.
-pub fn is_aws(snapshot: &Snapshot) -> bool {
+pub(crate) fn is_aws(snapshot: &Snapshot) -> bool {
     !snapshot.node_classes.is_empty()
         || snapshot.node_pools.iter().any(|p| {
             p.spec

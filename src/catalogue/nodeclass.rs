@@ -13,7 +13,7 @@ use crate::snapshot::{NodeClass, Resources, StringMap};
 
 /// The AMI families whose feature flags differ (`pkg/providers/amifamily`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AmiFamily {
+pub(crate) enum AmiFamily {
     Al2,
     #[default]
     Al2023,
@@ -49,7 +49,7 @@ impl AmiFamily {
 
 /// The NodeClass inputs of the capacity formulas.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NodeClassShape {
+pub(crate) struct NodeClassShape {
     pub ami_family: AmiFamily,
     pub max_pods: Option<i64>,
     pub pods_per_core: Option<i64>,
@@ -77,7 +77,7 @@ impl Default for NodeClassShape {
 
 impl NodeClassShape {
     /// Reads an EC2NodeClass; unreadable values keep the default (the API server validated them).
-    pub fn of(node_class: &NodeClass) -> NodeClassShape {
+    pub(crate) fn of(node_class: &NodeClass) -> NodeClassShape {
         let spec = &node_class.spec;
         let kubelet = spec.get("kubelet").unwrap_or(&Value::Null);
         let ami_family = AmiFamily::of(spec);
@@ -132,13 +132,13 @@ impl NodeClassShape {
     }
 
     /// Whether the figures differ from the default NodeClass's (AL2023, no kubelet settings).
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == NodeClassShape::default()
     }
 }
 
 /// Zones the NodeClass's subnets are in (`status.subnets[].zone`).
-pub fn zones(node_class: &NodeClass) -> BTreeSet<String> {
+pub(crate) fn zones(node_class: &NodeClass) -> BTreeSet<String> {
     node_class
         .status
         .get("subnets")

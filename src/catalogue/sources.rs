@@ -13,7 +13,7 @@ const NODE_CLASS_LABEL: &str = "karpenter.k8s.aws/ec2nodeclass";
 
 /// Where a figure came from (the tag written into `sources` and `Offering::source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A NodeClaim's `status.capacity`/`allocatable` (Karpenter's own figures for the type).
     NodeClaim,
     /// A Node's `status.capacity`/`allocatable` and labels (the kubelet's real figures).
@@ -29,7 +29,7 @@ pub enum Source {
 }
 
 impl Source {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Source::NodeClaim => "nodeclaim",
             Source::Node => "node",

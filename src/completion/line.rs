@@ -5,7 +5,7 @@ use clap::{Arg, ArgAction, Command};
 
 /// What the word under the cursor is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cursor {
+pub(super) enum Cursor {
     /// A subcommand name (none given yet).
     Subcommand,
     /// A flag name (the word starts with `-`).
@@ -19,7 +19,7 @@ pub enum Cursor {
 
 /// The command line, as far as it is typed.
 #[derive(Debug, Clone)]
-pub struct Line {
+pub(super) struct Line {
     /// The subcommand given, by name.
     pub subcommand: Option<String>,
     /// Flags given before the cursor: (arg id, value if it takes one).
@@ -33,12 +33,12 @@ pub struct Line {
 
 impl Line {
     /// The value given for the flag `id` (last one wins, as clap reads it).
-    pub fn value(&self, id: &str) -> Option<&str> {
+    pub(super) fn value(&self, id: &str) -> Option<&str> {
         self.flags.iter().rev().find(|(i, _)| i == id).and_then(|(_, v)| v.as_deref())
     }
 
     /// Whether the flag `id` was given.
-    pub fn has(&self, id: &str) -> bool {
+    pub(super) fn has(&self, id: &str) -> bool {
         self.flags.iter().any(|(i, _)| i == id)
     }
 }
@@ -49,7 +49,7 @@ fn takes_value(arg: &Arg) -> bool {
 
 /// The flags that apply: the root's (global) and the subcommand's own, each once (a built
 /// command also lists the globals under each subcommand).
-pub fn flags_of<'a>(root: &'a Command, subcommand: Option<&'a Command>) -> Vec<&'a Arg> {
+pub(super) fn flags_of<'a>(root: &'a Command, subcommand: Option<&'a Command>) -> Vec<&'a Arg> {
     let mut flags: Vec<&Arg> = Vec::new();
     for arg in root.get_arguments().chain(subcommand.into_iter().flat_map(Command::get_arguments)) {
         if !arg.is_positional() && flags.iter().all(|f| f.get_id() != arg.get_id()) {
@@ -60,12 +60,12 @@ pub fn flags_of<'a>(root: &'a Command, subcommand: Option<&'a Command>) -> Vec<&
 }
 
 /// Whether `arg` may be given again (so completion still offers it).
-pub fn repeatable(arg: &Arg) -> bool {
+pub(super) fn repeatable(arg: &Arg) -> bool {
     matches!(arg.get_action(), ArgAction::Append | ArgAction::Count)
 }
 
 /// Splits `words` (the last one is under the cursor, possibly empty) against `root`.
-pub fn parse(root: &Command, words: &[String]) -> Line {
+pub(super) fn parse(root: &Command, words: &[String]) -> Line {
     let (current, before) = words.split_last().map_or(("", &[][..]), |(c, b)| (c.as_str(), b));
     let mut line = Line {
         subcommand: None,

@@ -13,7 +13,7 @@
 
 mod line;
 mod names;
-pub mod scripts;
+pub(crate) mod scripts;
 
 use clap::{Arg, Command, CommandFactory, ValueEnum};
 
@@ -23,23 +23,21 @@ use crate::cli::{Cli, Shell};
 use crate::object_ref::Kind;
 use crate::render::Format;
 
-pub use self::names::LIVE_DEADLINE;
-
 /// cobra's ShellCompDirective bits (spf13/cobra completions.go).
-pub mod directive {
+pub(crate) mod directive {
     /// Let the shell complete files if there are no candidates.
-    pub const DEFAULT: u8 = 0;
+    pub(crate) const DEFAULT: u8 = 0;
     /// Don't add a space after the candidate.
-    pub const NO_SPACE: u8 = 2;
+    pub(crate) const NO_SPACE: u8 = 2;
     /// Don't fall back to file completion.
-    pub const NO_FILE_COMP: u8 = 4;
+    pub(crate) const NO_FILE_COMP: u8 = 4;
     /// Complete files whose extension is one of the candidates.
-    pub const FILTER_FILE_EXT: u8 = 8;
+    pub(crate) const FILTER_FILE_EXT: u8 = 8;
 }
 
 /// Candidates and cobra's directive for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub(crate) struct Completion {
     /// `value` or `value\tdescription`.
     pub candidates: Vec<String>,
     pub directive: u8,
@@ -72,7 +70,7 @@ impl Completion {
     }
 
     /// cobra's wire format.
-    pub fn to_cobra(&self) -> String {
+    pub(crate) fn to_cobra(&self) -> String {
         let mut text = String::new();
         for candidate in &self.candidates {
             text.push_str(candidate);
@@ -84,14 +82,14 @@ impl Completion {
 }
 
 /// The name kubectl runs to complete this plugin's arguments.
-pub const KUBECTL_COMPLETE_NAME: &str = "kubectl_complete-consolidation";
+pub(crate) const KUBECTL_COMPLETE_NAME: &str = "kubectl_complete-consolidation";
 /// The hidden first argument the shell scripts pass.
-pub const COMPLETE_ARG: &str = "__complete";
+pub(crate) const COMPLETE_ARG: &str = "__complete";
 
 /// The words to complete, when the process was started for completion: under kubectl's
 /// name for it (`kubectl_complete-consolidation WORDS…`) or as `kubectl-consolidation
 /// __complete WORDS…` (the shell scripts). `None` for a normal run.
-pub fn request(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Vec<String>> {
+pub(crate) fn request(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Vec<String>> {
     let argv0 = args.next()?;
     let invoked_as = std::path::Path::new(&argv0).file_stem().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
     let mut rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
@@ -106,12 +104,12 @@ pub fn request(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Vec
 }
 
 /// Completion for `kubectl consolidation <words…>`, in cobra's format.
-pub fn cobra(words: &[String]) -> String {
+pub(crate) fn cobra(words: &[String]) -> String {
     complete(words).to_cobra()
 }
 
 /// Completion for `kubectl consolidation <words…>`.
-pub fn complete(words: &[String]) -> Completion {
+pub(crate) fn complete(words: &[String]) -> Completion {
     let mut root = Cli::command();
     root.build();
     let line = parse(&root, words);

@@ -12,7 +12,7 @@ use crate::source::cluster::names::{kubeconfig_names, names, KubeconfigNames, Na
 use crate::source::{self, ClusterArgs};
 
 /// The longest a TAB waits for the cluster (connect, auth and one list together).
-pub const LIVE_DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const LIVE_DEADLINE: Duration = Duration::from_secs(2);
 
 enum From {
     /// A snapshot file (`None`: the demo), read when first needed.
@@ -30,14 +30,14 @@ enum Read {
 }
 
 /// The names one completion may ask for.
-pub struct Names {
+pub(super) struct Names {
     from: From,
     namespace: Option<String>,
     kubeconfig: ClusterArgs,
 }
 
 impl Names {
-    pub fn new(line: &Line) -> Names {
+    pub(super) fn new(line: &Line) -> Names {
         let kubeconfig = ClusterArgs {
             kubeconfig: line.value("kubeconfig").map(Into::into),
             context: line.value("context").map(str::to_owned),
@@ -73,7 +73,7 @@ impl Names {
     }
 
     /// Names of `kind`; pods are those of `-n` (else `default`, as `explain pod/NAME` reads).
-    pub fn of(&mut self, kind: Kind) -> Vec<String> {
+    pub(super) fn of(&mut self, kind: Kind) -> Vec<String> {
         let namespace = self.namespace.clone().unwrap_or_else(|| "default".to_owned());
         if let From::Cluster(args) = &self.from {
             let what = match kind {
@@ -99,7 +99,7 @@ impl Names {
     }
 
     /// Namespaces: the cluster's, or those the snapshot's pods and PDBs live in.
-    pub fn namespaces(&mut self) -> Vec<String> {
+    pub(super) fn namespaces(&mut self) -> Vec<String> {
         if let From::Cluster(args) = &self.from {
             return names(args, NamesOf::Namespaces, None, LIVE_DEADLINE);
         }
@@ -116,7 +116,7 @@ impl Names {
     }
 
     /// Contexts, clusters and users of the kubeconfig (never the network).
-    pub fn kubeconfig(&self) -> KubeconfigNames {
+    pub(super) fn kubeconfig(&self) -> KubeconfigNames {
         kubeconfig_names(&self.kubeconfig)
     }
 }

@@ -6,7 +6,7 @@
 use crate::cli::Shell;
 
 /// The script for `shell`.
-pub const fn script(shell: Shell) -> &'static str {
+pub(crate) const fn script(shell: Shell) -> &'static str {
     match shell {
         Shell::Bash => include_str!("scripts/kubectl-consolidation.bash"),
         Shell::Zsh => include_str!("scripts/kubectl-consolidation.zsh"),

@@ -15,7 +15,7 @@ use super::pod;
 use super::state::Cluster;
 
 /// `BalancedK`: not configurable upstream.
-pub const K: i32 = 2;
+pub(crate) const K: i32 = 2;
 
 /// Per-NodePool denominators of the score.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -27,8 +27,9 @@ pub struct Totals {
 }
 
 /// The score of a move within one pool.
+#[allow(clippy::struct_field_names, reason = "`score` is Karpenter's name for the figure (`ScoreMove`)")]
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Score {
+pub(crate) struct Score {
     pub savings: f64,
     pub disruption_cost: f64,
     pub savings_fraction: f64,
@@ -40,7 +41,7 @@ pub struct Score {
 
 impl Score {
     /// Karpenter's approval message (`score %.2f >= threshold %.2f (k: %d, …)`).
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let op = if self.approved { ">=" } else { "<" };
         format!(
             "score {:.2} {op} threshold {:.2} (k: {K}, savings {:.1}%, disruption {:.1}%)",
@@ -55,7 +56,7 @@ impl Score {
 /// Scores a move.
 ///
 /// Mirrors [`crate::upstream::SCORE_MOVE`].
-pub fn score_move(savings: f64, disruption_cost: f64, totals: Totals) -> Score {
+pub(crate) fn score_move(savings: f64, disruption_cost: f64, totals: Totals) -> Score {
     let threshold = 1.0 / f64::from(K);
     let (savings_fraction, disruption_fraction) = if totals.total_cost <= 0.0 || totals.total_disruption_cost <= 0.0 {
         (0.0, 0.0)
@@ -83,7 +84,7 @@ pub fn score_move(savings: f64, disruption_cost: f64, totals: Totals) -> Score {
 /// Totals of every pool with at least one node passing the global gates.
 ///
 /// Mirrors [`crate::upstream::NODEPOOL_TOTALS`].
-pub fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_>]) -> BTreeMap<String, Totals> {
+pub(crate) fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_>]) -> BTreeMap<String, Totals> {
     let passing: BTreeMap<usize, &Candidate<'_>> =
         candidates.iter().filter(|c| c.passes(false)).map(|c| (c.index, c)).collect();
     let mut totals: BTreeMap<String, Totals> = BTreeMap::new();
@@ -146,7 +147,7 @@ fn tracked_costs<'a>(cluster: &Cluster<'a>) -> BTreeMap<&'a str, f64> {
 }
 
 /// Whether the pool scores moves at all.
-pub fn is_balanced(c: &Candidate<'_>) -> bool {
+pub(crate) fn is_balanced(c: &Candidate<'_>) -> bool {
     c.pool.is_some_and(|p| ConsolidationPolicy::of(p) == ConsolidationPolicy::Balanced)
 }
 
@@ -154,7 +155,7 @@ pub fn is_balanced(c: &Candidate<'_>) -> bool {
 /// apportioned by source price when the move spans pools.
 ///
 /// Mirrors karpenter `balanced.go` `EvaluateBalancedMove`.
-pub fn evaluate_move(
+pub(crate) fn evaluate_move(
     candidates: &[&Candidate<'_>],
     savings: f64,
     totals: &BTreeMap<String, Totals>,
@@ -185,7 +186,7 @@ pub fn evaluate_move(
 /// The single-node pre-cut: could even deleting this node alone pass?
 ///
 /// Mirrors [`crate::upstream::CAN_PASS_THRESHOLD`].
-pub fn can_pass_threshold(c: &Candidate<'_>, totals: &BTreeMap<String, Totals>) -> Option<Score> {
+pub(crate) fn can_pass_threshold(c: &Candidate<'_>, totals: &BTreeMap<String, Totals>) -> Option<Score> {
     if !is_balanced(c) {
         return None;
     }

@@ -21,7 +21,7 @@ use crate::upstream;
 
 /// A node's facts and every gate that applies to it.
 #[derive(Debug, Clone)]
-pub struct Candidate<'a> {
+pub(crate) struct Candidate<'a> {
     pub index: usize,
     pub name: String,
     pub pool: Option<&'a NodePool>,
@@ -39,28 +39,28 @@ pub struct Candidate<'a> {
 
 impl Candidate<'_> {
     /// Price or 0 (Karpenter's value for an unknown price).
-    pub fn price_or_zero(&self) -> f64 {
+    pub(crate) fn price_or_zero(&self) -> f64 {
         self.price.unwrap_or(0.0)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         cost::is_empty(self.disruption_cost)
     }
 
-    pub fn savings_ratio(&self) -> f64 {
+    pub(crate) fn savings_ratio(&self) -> f64 {
         cost::savings_ratio(self.price_or_zero(), self.disruption_cost)
     }
 
     /// Whether the global gates pass for a method of this class.
-    pub fn passes(&self, eventual_with_tgp: bool) -> bool {
+    pub(crate) fn passes(&self, eventual_with_tgp: bool) -> bool {
         self.node_gates.is_empty() && (eventual_with_tgp || self.pod_gates.is_empty())
     }
 
-    pub fn has_termination_grace_period(&self, cluster: &Cluster<'_>) -> bool {
+    pub(crate) fn has_termination_grace_period(&self, cluster: &Cluster<'_>) -> bool {
         cluster.nodes[self.index].claim.is_some_and(|c| c.spec.termination_grace_period.is_some())
     }
 
-    pub fn is_static(&self) -> bool {
+    pub(crate) fn is_static(&self) -> bool {
         self.pool.is_some_and(|p| p.spec.replicas.is_some())
     }
 }
@@ -70,7 +70,12 @@ impl Candidate<'_> {
 /// writing them is most of a candidate's cost).
 ///
 /// Mirrors [`crate::upstream::NEW_CANDIDATE`].
-pub fn new_candidate<'a>(cluster: &Cluster<'a>, index: usize, limits: &Limits<'_>, cost_terms: bool) -> Candidate<'a> {
+pub(crate) fn new_candidate<'a>(
+    cluster: &Cluster<'a>,
+    index: usize,
+    limits: &Limits<'_>,
+    cost_terms: bool,
+) -> Candidate<'a> {
     let node = &cluster.nodes[index];
     let now = cluster.now;
     let mut node_gates = Vec::new();
@@ -217,7 +222,7 @@ fn cost_note(pods: &[&Pod], total: f64) -> Reason {
 }
 
 /// consolidateAfter of a NodePool: `None` for `Never`, else the duration (default `0s`).
-pub fn consolidate_after(pool: &NodePool) -> Option<SignedDuration> {
+pub(crate) fn consolidate_after(pool: &NodePool) -> Option<SignedDuration> {
     let raw = pool.spec.disruption.as_ref().and_then(|d| d.consolidate_after.clone()).unwrap_or_else(|| "0s".into());
     if raw == "Never" {
         return None;
@@ -228,7 +233,7 @@ pub fn consolidate_after(pool: &NodePool) -> Option<SignedDuration> {
 /// How long the NodeClaim stays inside its NodePool's consolidateAfter window, if it is.
 ///
 /// Mirrors [`crate::upstream::IS_UNDER_CONSOLIDATE_AFTER`].
-pub fn is_under_consolidate_after(pool: &NodePool, claim: &NodeClaim, now: Timestamp) -> Option<SignedDuration> {
+pub(crate) fn is_under_consolidate_after(pool: &NodePool, claim: &NodeClaim, now: Timestamp) -> Option<SignedDuration> {
     let after = consolidate_after(pool)?;
     if after.is_zero() || !is_true(&claim.status.conditions, "Initialized") {
         return None;
@@ -243,7 +248,7 @@ pub fn is_under_consolidate_after(pool: &NodePool, claim: &NodeClaim, now: Times
 
 /// The filters of the consolidation methods (Multi and Single) and of Emptiness that are
 /// blockers rather than outcomes.
-pub fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emptiness: bool) -> Vec<Reason> {
+pub(crate) fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emptiness: bool) -> Vec<Reason> {
     let node = &cluster.nodes[c.index];
     let mut out = Vec::new();
     let Some(pool) = c.pool else { return out };
@@ -306,7 +311,7 @@ pub fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, for_emp
 }
 
 /// `3m20s`-style rendering of a duration.
-pub fn human(d: SignedDuration) -> String {
+pub(crate) fn human(d: SignedDuration) -> String {
     let secs = d.as_secs().max(0);
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
     match (h, m, s) {

@@ -8,11 +8,11 @@ use super::labels::POD_DELETION_COST;
 use crate::snapshot::Pod;
 
 /// The base cost of disrupting any node (`PerNodeBaseDisruptionCost`).
-pub const PER_NODE_BASE: f64 = 1.0;
+pub(crate) const PER_NODE_BASE: f64 = 1.0;
 
 /// One pod's eviction cost and the terms it is made of.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EvictionCost {
+pub(crate) struct EvictionCost {
     pub cost: f64,
     pub deletion_cost: Option<f64>,
     pub priority: Option<i32>,
@@ -23,7 +23,7 @@ pub struct EvictionCost {
 
 /// Mirrors [`crate::upstream::EVICTION_COST`]: 1 + deletion-cost / 2^27 + priority / 2^25,
 /// clamped to [-10, 10].
-pub fn eviction_cost(pod: &Pod) -> EvictionCost {
+pub(crate) fn eviction_cost(pod: &Pod) -> EvictionCost {
     let mut cost = 1.0;
     let mut deletion_cost = None;
     let mut unparsable = None;
@@ -52,19 +52,19 @@ pub fn eviction_cost(pod: &Pod) -> EvictionCost {
 /// 1.0 + Σ max(0, eviction cost) over the given (reschedulable) pods.
 ///
 /// Mirrors [`crate::upstream::RESCHEDULE_DISRUPTION_COST`].
-pub fn reschedule_disruption_cost<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> f64 {
+pub(crate) fn reschedule_disruption_cost<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> f64 {
     PER_NODE_BASE + pods.into_iter().map(|p| eviction_cost(p).cost.max(0.0)).sum::<f64>()
 }
 
 /// Empty by cost: no reschedulable pod has a positive eviction cost.
 ///
 /// Mirrors [`crate::upstream::IS_EMPTY`].
-pub fn is_empty(reschedule_disruption_cost: f64) -> bool {
+pub(crate) fn is_empty(reschedule_disruption_cost: f64) -> bool {
     reschedule_disruption_cost <= PER_NODE_BASE
 }
 
 /// `Price / RescheduleDisruptionCost`, 0 for a free node.
-pub fn savings_ratio(price: f64, reschedule_disruption_cost: f64) -> f64 {
+pub(crate) fn savings_ratio(price: f64, reschedule_disruption_cost: f64) -> f64 {
     if price <= 0.0 || reschedule_disruption_cost <= 0.0 {
         0.0
     } else {

@@ -71,7 +71,7 @@ const DOW: Bounds = Bounds {
 
 /// Parses a NodePool budget's `schedule` as `cron.ParseStandard("TZ=UTC " + schedule)` does.
 /// Errors carry robfig's text.
-pub fn parse_standard(schedule: &str) -> Result<Schedule, String> {
+pub(crate) fn parse_standard(schedule: &str) -> Result<Schedule, String> {
     // After the `TZ=UTC ` prefix is cut at its space, robfig trims what follows.
     let spec = schedule.trim();
     if spec.starts_with('@') {

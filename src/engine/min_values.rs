@@ -14,11 +14,11 @@ use crate::snapshot::{InstanceType, NodePool};
 
 /// The minValues of one NodePool, by label key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MinValues(BTreeMap<String, usize>);
+pub(crate) struct MinValues(BTreeMap<String, usize>);
 
 impl MinValues {
     /// Every requirement of the pool's template that sets `minValues` (the largest per key).
-    pub fn of_pool(pool: Option<&NodePool>) -> Self {
+    pub(crate) fn of_pool(pool: Option<&NodePool>) -> Self {
         let mut keys: BTreeMap<String, usize> = BTreeMap::new();
         for req in pool.into_iter().flat_map(|p| &p.spec.template.spec.requirements) {
             let Some(min) = req.min_values else { continue };
@@ -29,8 +29,9 @@ impl MinValues {
         MinValues(keys)
     }
 
-    /// `Requirements.HasMinValues`.
-    pub fn is_empty(&self) -> bool {
+    /// `Requirements.HasMinValues` (the tests ask; the replay reads the keys).
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
@@ -41,7 +42,7 @@ impl MinValues {
     /// loop never runs), and callers then refuse the empty list for its own reason.
     ///
     /// Mirrors karpenter `pkg/cloudprovider/types.go` `InstanceTypes.SatisfiesMinValues`.
-    pub fn satisfied_by(&self, types: &[&InstanceType]) -> Result<usize, String> {
+    pub(crate) fn satisfied_by(&self, types: &[&InstanceType]) -> Result<usize, String> {
         if self.0.is_empty() {
             return Ok(0);
         }

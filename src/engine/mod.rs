@@ -6,26 +6,26 @@
 //! setup builds three independent parts on scoped threads ([`setup`]); each is a function of
 //! the cluster alone, so the result does not depend on how the threads run.
 
-pub mod balanced;
+pub(crate) mod balanced;
 pub mod budget;
-pub mod candidate;
-pub mod controller;
-pub mod cost;
-pub mod cron;
+pub(crate) mod candidate;
+pub(crate) mod controller;
+pub(crate) mod cost;
+pub(crate) mod cron;
 pub mod labels;
-pub mod method;
-pub mod min_values;
-pub mod nodepool;
-pub mod pdb;
-pub mod pod;
-pub mod pricing;
+pub(crate) mod method;
+pub(crate) mod min_values;
+pub(crate) mod nodepool;
+pub(crate) mod pdb;
+pub(crate) mod pod;
+pub(crate) mod pricing;
 pub mod redaction_oracle;
 pub mod scheduling;
-pub mod scoring;
-pub mod setup;
-pub mod state;
-pub mod verdict;
-pub mod volumes;
+pub(crate) mod scoring;
+pub(crate) mod setup;
+pub(crate) mod state;
+pub(crate) mod verdict;
+pub(crate) mod volumes;
 
 pub use controller::{replay, replay_focused, CommandView, Replay};
 pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -31,7 +31,7 @@ impl DisruptionReason {
 
 /// `spec.disruption.consolidationPolicy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ConsolidationPolicy {
+pub(crate) enum ConsolidationPolicy {
     WhenEmpty,
     /// The CRD default.
     #[default]
@@ -43,7 +43,7 @@ pub enum ConsolidationPolicy {
 impl ConsolidationPolicy {
     /// The pool's policy, with the CRD default when unset. A value the CRD's enum would reject
     /// cannot reach a cluster; a hand-written snapshot with one is read as the default.
-    pub fn of(pool: &NodePool) -> Self {
+    pub(crate) fn of(pool: &NodePool) -> Self {
         match pool.spec.disruption.as_ref().and_then(|d| d.consolidation_policy.as_deref()) {
             Some("WhenEmpty") => ConsolidationPolicy::WhenEmpty,
             Some("Balanced") => ConsolidationPolicy::Balanced,
@@ -51,7 +51,7 @@ impl ConsolidationPolicy {
         }
     }
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ConsolidationPolicy::WhenEmpty => "WhenEmpty",
             ConsolidationPolicy::WhenEmptyOrUnderutilized => "WhenEmptyOrUnderutilized",

@@ -143,7 +143,7 @@ fn unhealthy_exempt(pdb: &PodDisruptionBudget, pod: &Pod) -> bool {
 /// As upstream (`newPdb`), the type of the intstr decides: the string `"0"` is neither the
 /// integer 0 nor `"0%"`, so it does not fully block (apimachinery `IntOrString.UnmarshalJSON`
 /// keeps a quoted value as a string).
-pub fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
+pub(crate) fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
     let max_zero = match &pdb.spec.max_unavailable {
         Some(IntOrString::Int(0)) => true,
         Some(IntOrString::String(s)) => s == "0%",
@@ -154,7 +154,7 @@ pub fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
 }
 
 /// Whether the pod is Ready (used by `pdb-audit` for healthy counts).
-pub fn is_ready(pod: &Pod) -> bool {
+pub(crate) fn is_ready(pod: &Pod) -> bool {
     is_true(&pod.status.conditions, "Ready")
 }
 

@@ -11,17 +11,17 @@ use crate::quantity::Quantity;
 use crate::snapshot::{Pod, Resources};
 
 /// Terminal: `Succeeded` or `Failed`.
-pub fn is_terminal(pod: &Pod) -> bool {
+pub(crate) fn is_terminal(pod: &Pod) -> bool {
     matches!(pod.status.phase.as_deref(), Some("Succeeded" | "Failed"))
 }
 
 /// Terminating: has a deletion timestamp.
-pub fn is_terminating(pod: &Pod) -> bool {
+pub(crate) fn is_terminating(pod: &Pod) -> bool {
     pod.metadata.deletion_timestamp.is_some()
 }
 
 /// Neither terminal nor terminating.
-pub fn is_active(pod: &Pod) -> bool {
+pub(crate) fn is_active(pod: &Pod) -> bool {
     !is_terminal(pod) && !is_terminating(pod)
 }
 
@@ -30,12 +30,12 @@ fn is_owned_by(pod: &Pod, api_version: &str, kind: &str) -> bool {
 }
 
 /// Owned by an `apps/v1 DaemonSet`.
-pub fn is_owned_by_daemonset(pod: &Pod) -> bool {
+pub(crate) fn is_owned_by_daemonset(pod: &Pod) -> bool {
     is_owned_by(pod, "apps/v1", "DaemonSet")
 }
 
 /// A mirror (static) pod: owned by a `v1 Node`, or carrying the mirror annotation.
-pub fn is_mirror(pod: &Pod) -> bool {
+pub(crate) fn is_mirror(pod: &Pod) -> bool {
     is_owned_by(pod, "v1", "Node") || pod.metadata.annotations.contains_key("kubernetes.io/config.mirror")
 }
 
@@ -46,7 +46,7 @@ fn is_owned_by_statefulset(pod: &Pod) -> bool {
 /// Pods Karpenter must place elsewhere when the node goes.
 ///
 /// Mirrors [`crate::upstream::IS_RESCHEDULABLE`].
-pub fn is_reschedulable(pod: &Pod) -> bool {
+pub(crate) fn is_reschedulable(pod: &Pod) -> bool {
     (is_active(pod) || (is_owned_by_statefulset(pod) && is_terminating(pod)))
         && !is_owned_by_daemonset(pod)
         && !is_mirror(pod)
@@ -54,7 +54,7 @@ pub fn is_reschedulable(pod: &Pod) -> bool {
 
 /// The state of a pod's `karpenter.sh/do-not-disrupt` annotation at `now`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DoNotDisrupt {
+pub(crate) enum DoNotDisrupt {
     Absent,
     /// `"true"`, or a duration still running (`until` when known).
     Active {
@@ -67,7 +67,7 @@ pub enum DoNotDisrupt {
 }
 
 /// Mirrors [`crate::upstream::IS_DO_NOT_DISRUPT_ACTIVE`].
-pub fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
+pub(crate) fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
     let Some(value) = pod.metadata.annotations.get(DO_NOT_DISRUPT) else { return DoNotDisrupt::Absent };
     if value == "true" {
         return DoNotDisrupt::Active { until: None };
@@ -86,19 +86,19 @@ pub fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
 }
 
 /// Whether do-not-disrupt is in force on the pod now.
-pub fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp) -> bool {
+pub(crate) fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp) -> bool {
     matches!(do_not_disrupt(pod, now), DoNotDisrupt::Active { .. })
 }
 
 /// Not active, or do-not-disrupt not in force: terminal and terminating pods never hold a node.
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsDisruptable`.
-pub fn is_disruptable(pod: &Pod, now: Timestamp) -> bool {
+pub(crate) fn is_disruptable(pod: &Pod, now: Timestamp) -> bool {
     !is_active(pod) || !is_do_not_disrupt_active(pod, now)
 }
 
 /// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule` (then it is not evicted).
-pub fn tolerates_disrupted_taint(pod: &Pod) -> bool {
+pub(crate) fn tolerates_disrupted_taint(pod: &Pod) -> bool {
     pod.spec.tolerations.iter().any(|t| {
         let key_ok = t.key.as_deref().is_none_or(|k| k.is_empty() || k == DISRUPTED_TAINT);
         let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "NoSchedule");
@@ -111,14 +111,14 @@ pub fn tolerates_disrupted_taint(pod: &Pod) -> bool {
 /// Pods the eviction API would be asked to evict (and so face PDBs).
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsEvictable`.
-pub fn is_evictable(pod: &Pod, now: Timestamp) -> bool {
+pub(crate) fn is_evictable(pod: &Pod, now: Timestamp) -> bool {
     is_active(pod) && !tolerates_disrupted_taint(pod) && !is_mirror(pod) && !is_do_not_disrupt_active(pod, now)
 }
 
 /// The pod's effective requests: containers (plus sidecars) vs. the largest init container,
 /// plus pod overhead, plus one `pods` slot. Limits stand in for missing requests, as the API
 /// server defaults them.
-pub fn requests(pod: &Pod) -> Resources {
+pub(crate) fn requests(pod: &Pod) -> Resources {
     let container_requests = |c: &crate::snapshot::Container| -> Resources {
         let mut r = Resources::from(c.resources.limits.clone());
         r.extend(c.resources.requests.iter().map(|(k, v)| (k.clone(), *v)));
@@ -149,7 +149,7 @@ pub fn requests(pod: &Pod) -> Resources {
 }
 
 /// Adds `other` into `into`, key by key.
-pub fn add(into: &mut Resources, other: &Resources) {
+pub(crate) fn add(into: &mut Resources, other: &Resources) {
     for (k, v) in other {
         let entry = into.entry(k.clone()).or_insert(Quantity::ZERO);
         *entry = entry.plus(*v);

@@ -12,7 +12,7 @@ use crate::snapshot::{InstanceType, Offering};
 ///
 /// Mirrors [`crate::upstream::RESOLVE_NODE_PRICE`]: the first offering whose zone and capacity
 /// type match the node's labels, availability ignored.
-pub fn node_price(node: &StateNode<'_>, instance_type: Option<&InstanceType>) -> Option<f64> {
+pub(crate) fn node_price(node: &StateNode<'_>, instance_type: Option<&InstanceType>) -> Option<f64> {
     let it = instance_type?;
     let zone = node.label(ZONE)?;
     let capacity_type = node.label(CAPACITY_TYPE)?;
@@ -24,19 +24,19 @@ pub fn node_price(node: &StateNode<'_>, instance_type: Option<&InstanceType>) ->
 }
 
 /// The instance-type label of a node.
-pub fn instance_type_name<'n>(node: &'n StateNode<'_>) -> Option<&'n str> {
+pub(crate) fn instance_type_name<'n>(node: &'n StateNode<'_>) -> Option<&'n str> {
     node.label(INSTANCE_TYPE)
 }
 
 /// The order Karpenter prefers capacity types in when it prices a launch.
-pub const CAPACITY_TYPE_ORDER: [&str; 3] = ["reserved", "spot", "on-demand"];
+pub(crate) const CAPACITY_TYPE_ORDER: [&str; 3] = ["reserved", "spot", "on-demand"];
 
 /// The worst-case price of launching this type under the given offering filter: among the
 /// available compatible offerings of the first capacity type (reserved, spot, on-demand) that
 /// has any, the most expensive. `None` when nothing is available.
 ///
 /// Mirrors karpenter `pkg/cloudprovider/types.go` `Offerings.WorstLaunchPrice`.
-pub fn worst_launch_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> Option<f64> {
+pub(crate) fn worst_launch_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> Option<f64> {
     let offerings: Vec<&Offering> = offerings.collect();
     CAPACITY_TYPE_ORDER.iter().find_map(|ct| {
         offerings
@@ -48,7 +48,7 @@ pub fn worst_launch_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> 
 }
 
 /// The cheapest available compatible offering's price.
-pub fn cheapest_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> Option<f64> {
+pub(crate) fn cheapest_price<'a>(offerings: impl Iterator<Item = &'a Offering>) -> Option<f64> {
     offerings.filter(|o| o.available).filter_map(|o| o.price).min_by(f64::total_cmp)
 }
 

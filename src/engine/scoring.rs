@@ -17,7 +17,7 @@ use crate::snapshot::Snapshot;
 
 /// One candidate's best move and its score.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MoveScore {
+pub(crate) struct MoveScore {
     pub node: String,
     pub price: Option<f64>,
     pub pods: usize,
@@ -33,7 +33,7 @@ pub struct MoveScore {
 
 /// A pool's totals and every candidate's score.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PoolScore {
+pub(crate) struct PoolScore {
     pub pool: String,
     pub policy: ConsolidationPolicy,
     pub totals: Totals,
@@ -41,7 +41,7 @@ pub struct PoolScore {
 }
 
 /// Scores every gate-passing node of `pool`; `None` when the pool does not exist.
-pub fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<PoolScore> {
+pub(crate) fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<PoolScore> {
     let cluster = Cluster::new(snapshot, now);
     let node_pool = cluster.pools.get(pool).copied()?;
     let Setup { candidates, totals: all_totals, world } = setup::build(&cluster, None);

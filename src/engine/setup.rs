@@ -15,14 +15,14 @@ use super::scheduling::{PodsInPlace, World};
 use super::state::Cluster;
 
 /// Every node's candidate (indexed like `cluster.nodes`), the pools' totals, and the world.
-pub struct Setup<'c, 'a> {
+pub(crate) struct Setup<'c, 'a> {
     pub candidates: Vec<Candidate<'a>>,
     pub totals: BTreeMap<String, Totals>,
     pub world: World<'c, 'a>,
 }
 
 /// `focus`: the one node whose verdict will be reported (every node's when `None`).
-pub fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c, 'a> {
+pub(crate) fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c, 'a> {
     let in_focus = |i: usize| focus.is_none_or(|f| cluster.nodes[i].is_named(f));
     std::thread::scope(|scope| {
         let pods_in_place = scope.spawn(move || PodsInPlace::new(cluster));

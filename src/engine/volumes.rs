@@ -10,7 +10,7 @@ use super::scheduling::requirements::{Requirement, Requirements};
 use crate::snapshot::{Pod, Snapshot};
 
 /// Requirements the pod's volumes add.
-pub fn volume_requirements(pod: &Pod, snapshot: &Snapshot) -> Requirements {
+pub(crate) fn volume_requirements(pod: &Pod, snapshot: &Snapshot) -> Requirements {
     let mut out = Requirements::default();
     for volume in &pod.spec.volumes {
         let Some(claim) = &volume.persistent_volume_claim else { continue };

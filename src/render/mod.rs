@@ -5,18 +5,18 @@ mod catalogue;
 mod explain;
 mod pdb_audit;
 mod structured;
-pub mod styles;
+pub(crate) mod styles;
 mod table;
 mod tables;
 
-pub use styles::Styles;
+pub(crate) use styles::Styles;
 
 use crate::report::Assumed;
 use crate::report::Report;
 
 /// `-o` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Wide,
     Json,
@@ -26,12 +26,18 @@ pub enum Format {
 
 /// Options every table honours.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TableOptions {
+pub(crate) struct TableOptions {
     pub no_headers: bool,
 }
 
 /// Renders a report, headed by the Karpenter version and settings the replay assumed.
-pub fn render(report: &Report, assumed: &Assumed, format: Format, styles: &Styles, options: TableOptions) -> String {
+pub(crate) fn render(
+    report: &Report,
+    assumed: &Assumed,
+    format: Format,
+    styles: &Styles,
+    options: TableOptions,
+) -> String {
     match format {
         Format::Json => structured::json(report, assumed),
         Format::Yaml => structured::yaml(report, assumed),

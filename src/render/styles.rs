@@ -3,7 +3,7 @@
 use owo_colors::Style;
 
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Styles {
+pub(crate) struct Styles {
     pub critical: Style,
     pub warning: Style,
     pub info: Style,
@@ -16,11 +16,11 @@ pub struct Styles {
 
 impl Styles {
     /// No escape codes (pipes, tests, `--color never`, `NO_COLOR`).
-    pub fn plain() -> Self {
+    pub(crate) fn plain() -> Self {
         Self::default()
     }
 
-    pub fn colored() -> Self {
+    pub(crate) fn colored() -> Self {
         Styles {
             critical: Style::new().red().bold(),
             warning: Style::new().yellow(),
@@ -34,7 +34,7 @@ impl Styles {
     }
 
     /// Applies a style to text.
-    pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    pub(crate) fn paint(style: Style, text: impl std::fmt::Display) -> String {
         use owo_colors::OwoColorize;
         text.style(style).to_string()
     }

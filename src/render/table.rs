@@ -4,7 +4,7 @@ use tabled::builder::Builder;
 use tabled::settings::{Padding, Style};
 
 /// Renders rows under headers the way `kubectl get` does.
-pub fn kubectl(headers: &[&str], rows: Vec<Vec<String>>, no_headers: bool) -> String {
+pub(super) fn kubectl(headers: &[&str], rows: Vec<Vec<String>>, no_headers: bool) -> String {
     let mut builder = Builder::default();
     if !no_headers {
         builder.push_record(headers.iter().map(|h| (*h).to_owned()));
@@ -29,7 +29,7 @@ pub fn kubectl(headers: &[&str], rows: Vec<Vec<String>>, no_headers: bool) -> St
 }
 
 /// A Markdown table.
-pub fn markdown(headers: &[&str], rows: &[Vec<String>]) -> String {
+pub(super) fn markdown(headers: &[&str], rows: &[Vec<String>]) -> String {
     let escape = |s: &str| s.replace('|', "\\|");
     let mut out = format!("| {} |\n|{}\n", headers.join(" | "), "---|".repeat(headers.len()));
     for row in rows {
@@ -39,6 +39,6 @@ pub fn markdown(headers: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// `$0.096` style price, or `?` when unknown.
-pub fn price(p: Option<f64>) -> String {
+pub(super) fn price(p: Option<f64>) -> String {
     p.map_or_else(|| "?".to_owned(), |p| format!("${p:.4}"))
 }

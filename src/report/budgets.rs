@@ -40,7 +40,7 @@ pub struct ReasonView {
 }
 
 /// Projects the budgets of every pool, or of one.
-pub fn budgets(replay: &Replay, pool: Option<&str>, unread: &[crate::snapshot::UnreadKind]) -> Budgets {
+pub(crate) fn budgets(replay: &Replay, pool: Option<&str>, unread: &[crate::snapshot::UnreadKind]) -> Budgets {
     let bounded = |v: i64| (v < UNBOUNDED).then_some(v);
     Budgets {
         api_version: super::API_VERSION,

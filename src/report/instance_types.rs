@@ -48,7 +48,7 @@ pub struct OfferingEntry {
 }
 
 /// The pool's catalogue, or `None` when the snapshot has no such NodePool.
-pub fn catalogue(snapshot: &Snapshot, now: jiff::Timestamp, pool: &str) -> Option<Catalogue> {
+pub(crate) fn catalogue(snapshot: &Snapshot, now: jiff::Timestamp, pool: &str) -> Option<Catalogue> {
     let cluster = Cluster::new(snapshot, now);
     let types = pool_instance_types(&cluster, pool)?;
     let node_class = cluster.pools.get(pool).and_then(|p| {

@@ -4,13 +4,13 @@
 //! document kind. Nothing here does I/O or decides Karpenter behaviour; renderers only read
 //! these types.
 
-pub mod budgets;
+pub(crate) mod budgets;
 pub mod explain;
-pub mod instance_types;
-pub mod pdb_audit;
-pub mod plan;
-pub mod score;
-pub mod views;
+pub(crate) mod instance_types;
+pub(crate) mod pdb_audit;
+pub(crate) mod plan;
+pub(crate) mod score;
+pub(crate) mod views;
 
 use serde::Serialize;
 

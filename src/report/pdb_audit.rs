@@ -191,7 +191,7 @@ impl Serialize for FindingCode {
 }
 
 /// The `PDBAudit` document of an audit.
-pub fn document(audit: &Audit) -> PdbAudit {
+pub(crate) fn document(audit: &Audit) -> PdbAudit {
     PdbAudit {
         api_version: API_VERSION,
         kind: "PDBAudit",

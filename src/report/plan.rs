@@ -88,7 +88,7 @@ impl NodeSummary {
 }
 
 /// Projects the replay into a plan.
-pub fn plan(replay: &Replay, overrides: &[String]) -> Plan {
+pub(crate) fn plan(replay: &Replay, overrides: &[String]) -> Plan {
     Plan {
         api_version: super::API_VERSION,
         kind: "Plan",

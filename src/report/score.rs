@@ -56,7 +56,7 @@ pub struct CandidateScore {
 }
 
 /// Projects a pool's scores.
-pub fn score(pool: &PoolScore, overrides: &[String], unread: &[crate::snapshot::UnreadKind]) -> Score {
+pub(crate) fn score(pool: &PoolScore, overrides: &[String], unread: &[crate::snapshot::UnreadKind]) -> Score {
     let t = pool.totals;
     Score {
         api_version: super::API_VERSION,

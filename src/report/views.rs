@@ -81,6 +81,7 @@ impl From<engine::StepKind> for StepKind {
 }
 
 /// One step of `explain`.
+#[allow(clippy::struct_field_names, reason = "`step` is the JSON field name of the contract")]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
     pub step: StepKind,

@@ -81,7 +81,7 @@ type Flat<'t> = (Document, Object<'t>, Option<Head<'t>>);
 
 /// How deep Lists (and JSON arrays) may nest around an object. `kubectl get -o json` writes one
 /// level; nesting is walked with a stack of this size, never by recursion.
-pub const MAX_LIST_DEPTH: usize = 64;
+pub(super) const MAX_LIST_DEPTH: usize = 64;
 
 /// Collects decoded objects into a snapshot, in the order they arrive.
 #[derive(Default)]

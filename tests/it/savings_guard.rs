@@ -25,7 +25,7 @@ const CONSOLIDATION: [&str; 2] = ["MultiNodeConsolidation", "SingleNodeConsolida
 
 /// Every consolidation replace command of a JSON report (`plan`) that breaks the guard.
 /// A report without commands (or without the candidates' nodes) has nothing to check.
-pub fn violations(report: &Value) -> Vec<String> {
+pub(crate) fn violations(report: &Value) -> Vec<String> {
     let prices: BTreeMap<&str, f64> = report
         .get("nodes")
         .and_then(Value::as_array)

@@ -34,10 +34,10 @@ use cluster::{catalogue, daemon_spec, events, node_and_claim, node_pool, plan_no
 use pdbs::pdbs;
 use placement::{materialise, pod_status, Packer, Placed};
 use workloads::{workload_plans, Class, Groups, WorkloadPlan};
-pub use write::write_json;
+pub(crate) use write::write_json;
 
 /// The clock of every synthetic snapshot (`SnapshotInfo.capturedAt`): a Sunday, 10:00 UTC.
-pub const CAPTURED_AT: &str = "2026-11-29T10:00:00Z";
+pub(crate) const CAPTURED_AT: &str = "2026-11-29T10:00:00Z";
 
 const ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 const ZONE_IDS: [&str; 3] = ["use1-az1", "use1-az2", "use1-az4"];
@@ -126,7 +126,7 @@ const SAFE: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// What to generate.
 #[derive(Debug, Clone)]
-pub struct Params {
+pub(crate) struct Params {
     /// Nodes in total (about 0.6 % of them unmanaged: a system node group without NodeClaims).
     pub nodes: usize,
     /// Pods in total, DaemonSet pods and a few pending pods included.
@@ -144,13 +144,13 @@ pub struct Params {
 
 impl Params {
     /// The defaults of the scale (20 pools, 3,000 PDBs at 150,000 pods), scaled.
-    pub fn scaled(nodes: usize, pods: usize) -> Params {
+    pub(crate) fn scaled(nodes: usize, pods: usize) -> Params {
         Params { nodes, pods, pools: 20, pdbs: pods / 50, seed: 1, empty_pct: 3.0, drifted_pct: 1.0 }
     }
 }
 
 /// A generated snapshot, with a node worth explaining.
-pub struct Synth {
+pub(crate) struct Synth {
     pub snapshot: Snapshot,
     /// A busy managed node of a `WhenEmptyOrUnderutilized` pool (for `explain node/X`).
     pub explain_node: String,
@@ -308,7 +308,7 @@ fn default_tolerations() -> Vec<Toleration> {
 }
 
 /// Generates the snapshot `p` describes. Deterministic in `p`.
-pub fn generate(p: &Params) -> Synth {
+pub(crate) fn generate(p: &Params) -> Synth {
     let mut rng = Rng(p.seed ^ 0x5eed_0000_c0ff_ee00);
     let now: Timestamp = CAPTURED_AT.parse().unwrap_or(Timestamp::UNIX_EPOCH);
     let nodes_wanted = p.nodes.max(1);

@@ -39,7 +39,7 @@ impl<W: Write> ListWriter<W> {
 
 /// Writes the snapshot as one JSON `v1 List`, one object per line (the shape
 /// `Snapshot::to_document` produces, without building it in memory).
-pub fn write_json<W: Write>(s: &Snapshot, out: W) -> io::Result<()> {
+pub(crate) fn write_json<W: Write>(s: &Snapshot, out: W) -> io::Result<()> {
     let mut w = ListWriter { out: io::BufWriter::with_capacity(1 << 20, out), first: true };
     w.out.write_all(br#"{"apiVersion":"v1","kind":"List","items":["#)?;
     w.item(API_VERSION, "SnapshotInfo", &s.info)?;

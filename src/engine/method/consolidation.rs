@@ -26,11 +26,11 @@ use crate::snapshot::InstanceType;
 use crate::upstream;
 
 /// Spot-to-spot single-node consolidation needs this many cheaper types.
-pub const MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT: usize = 15;
+pub(crate) const MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT: usize = 15;
 
 /// The outcome of one consolidation attempt.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Move {
+pub(crate) struct Move {
     /// `None`: nothing to do, and `findings` says why.
     pub decision: Option<Decision>,
     pub replacement: Option<Replacement>,
@@ -41,13 +41,13 @@ pub struct Move {
 
 /// Single or multi: they differ in the spot-to-spot flexibility rule and the same-type filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Single,
     Multi,
 }
 
 /// Mirrors [`crate::upstream::COMPUTE_CONSOLIDATION`].
-pub fn compute_consolidation(
+pub(crate) fn compute_consolidation(
     world: &World<'_, '_>,
     candidates: &[&Candidate<'_>],
     kind: Kind,
@@ -202,7 +202,7 @@ fn narrow<'a>(
 /// move invalid, with upstream's `Filtering by price: …` text.
 ///
 /// Mirrors [`crate::upstream::FILTER_BY_PRICE`].
-pub fn remove_by_price_and_min_values<'a>(
+pub(crate) fn remove_by_price_and_min_values<'a>(
     types: &[&'a InstanceType],
     reqs: &Requirements,
     min_values: &MinValues,
@@ -246,7 +246,7 @@ fn not_cheaper_hint(reason: Reason, unpriced: &[&str]) -> Reason {
 /// even at its worst launch price. Upstream's filter keeps only types whose worst price is
 /// below the candidates' (so this holds whenever the filter ran on the final requirements);
 /// the guard makes it hold whatever a later narrowing (spot pinning, reserved offerings) did.
-pub fn positive_worst_case_savings(candidate_price: f64, replacement: &Replacement) -> Result<(), Reason> {
+pub(crate) fn positive_worst_case_savings(candidate_price: f64, replacement: &Replacement) -> Result<(), Reason> {
     match replacement.worst_price {
         Some(worst) if candidate_price - worst > 0.0 => Ok(()),
         worst => Err(Reason::new(
@@ -299,7 +299,7 @@ fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -
 }
 
 /// Karpenter sentence-cases error text in events (`pretty.Sentence`).
-pub fn sentence(text: &str) -> String {
+pub(crate) fn sentence(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
 }

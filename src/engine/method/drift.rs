@@ -15,17 +15,17 @@ use crate::snapshot::{condition, is_true};
 use crate::upstream;
 
 /// Whether the node's NodeClaim says `Drifted=True`.
-pub fn is_drifted(cluster: &Cluster<'_>, c: &Candidate<'_>) -> bool {
+pub(crate) fn is_drifted(cluster: &Cluster<'_>, c: &Candidate<'_>) -> bool {
     cluster.nodes[c.index].claim.is_some_and(|claim| is_true(&claim.status.conditions, "Drifted"))
 }
 
 /// Mirrors [`crate::upstream::DRIFT_SHOULD_DISRUPT`] (and StaticDrift's with `static_pool`).
-pub fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>, static_pool: bool) -> bool {
+pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>, static_pool: bool) -> bool {
     c.passes(c.has_termination_grace_period(ctx.cluster)) && c.is_static() == static_pool && is_drifted(ctx.cluster, c)
 }
 
 /// Mirrors [`crate::upstream::DRIFT_COMPUTE`].
-pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut candidates: Vec<&Candidate<'_>> = ctx.candidates.iter().filter(|c| should_disrupt(ctx, c, false)).collect();
     let drifted_at = |c: &Candidate<'_>| {
         ctx.cluster.nodes[c.index]
@@ -92,7 +92,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
 /// StaticDrift: per static pool, replace up to its budget of drifted nodes from the template.
 ///
 /// Mirrors [`crate::upstream::STATIC_DRIFT_COMPUTE`].
-pub fn compute_static(ctx: &Context<'_, '_>) -> Outcome {
+pub(crate) fn compute_static(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
     let mut by_pool: std::collections::BTreeMap<String, Vec<&Candidate<'_>>> = std::collections::BTreeMap::new();
     for c in ctx.candidates.iter().filter(|c| should_disrupt(ctx, c, true)) {

@@ -13,12 +13,12 @@ use crate::reason::{Code, Reason};
 use crate::upstream;
 
 /// Mirrors [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
-pub fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
+pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
     c.passes(false) && c.is_empty() && consolidatable_blockers(c, ctx.cluster, true).is_empty()
 }
 
 /// Mirrors [`crate::upstream::EMPTINESS_COMPUTE`].
-pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut candidates: Vec<&Candidate<'_>> = ctx.candidates.iter().filter(|c| should_disrupt(ctx, c)).collect();
     sort_candidates(&mut candidates);
     let mut remaining: BTreeMap<String, i64> = BTreeMap::new();

@@ -5,11 +5,11 @@
 //! wait, so commands are reported "as of the snapshot" — and the orchestration queue
 //! (`queue.go`), which only executes commands.
 
-pub mod consolidation;
-pub mod drift;
-pub mod emptiness;
-pub mod multi_node;
-pub mod single_node;
+pub(crate) mod consolidation;
+pub(crate) mod drift;
+pub(crate) mod emptiness;
+pub(crate) mod multi_node;
+pub(crate) mod single_node;
 
 use super::scheduling::Results;
 use crate::reason::Reason;
@@ -83,7 +83,7 @@ pub struct Replacement {
 
 /// A command one method would start this round.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Command {
+pub(crate) struct Command {
     pub method: Method,
     pub decision: Decision,
     /// Indices into the cluster's nodes.
@@ -106,7 +106,7 @@ use super::state::Cluster;
 
 /// What every method reads.
 #[derive(Debug, Clone, Copy)]
-pub struct Context<'c, 'a> {
+pub(crate) struct Context<'c, 'a> {
     pub cluster: &'c Cluster<'a>,
     pub world: &'c super::scheduling::World<'c, 'a>,
     pub candidates: &'c [Candidate<'a>],
@@ -119,12 +119,12 @@ pub struct Context<'c, 'a> {
 
 impl<'a> Context<'_, 'a> {
     /// Remaining budget of the candidate's pool for a reason.
-    pub fn remaining(&self, c: &Candidate<'_>, reason: DisruptionReason) -> i64 {
+    pub(crate) fn remaining(&self, c: &Candidate<'_>, reason: DisruptionReason) -> i64 {
         c.pool.and_then(|p| self.budgets.get(&p.metadata.name)).map_or(0, |b| b.remaining(reason))
     }
 
     /// Candidates accepted by Multi/Single's `ShouldDisrupt`.
-    pub fn consolidation_candidates(&self) -> Vec<&Candidate<'a>> {
+    pub(crate) fn consolidation_candidates(&self) -> Vec<&Candidate<'a>> {
         self.candidates
             .iter()
             .filter(|c| {
@@ -139,13 +139,13 @@ impl<'a> Context<'_, 'a> {
 
 /// A method's commands and what it noted about the nodes it skipped.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub commands: Vec<Command>,
     /// Per node index: why the method passed over it.
     pub skipped: BTreeMap<usize, Vec<Reason>>,
 }
 
 /// Sorts by savings ratio descending (`sortCandidates`), ties by name for determinism.
-pub fn sort_candidates(candidates: &mut [&Candidate<'_>]) {
+pub(crate) fn sort_candidates(candidates: &mut [&Candidate<'_>]) {
     candidates.sort_by(|a, b| b.savings_ratio().total_cmp(&a.savings_ratio()).then_with(|| a.name.cmp(&b.name)));
 }

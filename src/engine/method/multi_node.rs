@@ -23,10 +23,10 @@ use crate::snapshot::InstanceType;
 use crate::upstream;
 
 /// Most nodes one multi-node command may take (`maxParallel`).
-pub const MAX_PARALLEL: usize = 100;
+pub(crate) const MAX_PARALLEL: usize = 100;
 
 /// Mirrors [`crate::upstream::MULTI_NODE_COMPUTE`].
-pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
     let mut candidates = ctx.consolidation_candidates();
     sort_candidates(&mut candidates);
@@ -91,7 +91,7 @@ pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
 /// (its zone and capacity type, availability ignored). Then minValues is re-checked.
 ///
 /// Mirrors [`crate::upstream::FILTER_SAME_INSTANCE_TYPE`].
-pub fn filter_out_same_instance_type<'a>(
+pub(crate) fn filter_out_same_instance_type<'a>(
     cluster: &Cluster<'_>,
     candidates: &[&Candidate<'_>],
     options: &[&'a InstanceType],

@@ -16,7 +16,7 @@ use crate::reason::{Code, Reason};
 use crate::upstream;
 
 /// Sorted by savings ratio, then interleaved round-robin across NodePools.
-pub fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>) -> Vec<&'c Candidate<'a>> {
+pub(crate) fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>) -> Vec<&'c Candidate<'a>> {
     sort_candidates(&mut candidates);
     let mut by_pool: BTreeMap<String, Vec<&Candidate<'a>>> = BTreeMap::new();
     for c in candidates {
@@ -35,7 +35,7 @@ pub fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>) -> Ve
 }
 
 /// Mirrors [`crate::upstream::SINGLE_NODE_COMPUTE`].
-pub fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
+pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
     for c in sort_and_interleave(ctx.consolidation_candidates()) {
         if let Some(reason) = evaluate(ctx, c, &mut outcome) {
@@ -66,7 +66,7 @@ fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> 
 /// One candidate's single-node move: the command, or why there is none (and the simulation
 /// behind it, when one ran).
 #[derive(Debug, Clone)]
-pub struct SingleMove {
+pub(crate) struct SingleMove {
     pub command: Option<Command>,
     pub reason: Option<Reason>,
     pub results: Option<crate::engine::scheduling::Results>,
@@ -75,7 +75,7 @@ pub struct SingleMove {
 /// The single-node move for one candidate, as `SingleNodeConsolidation` judges it: the
 /// Balanced pre-cut, the consolidation, and the Balanced approval. Used for the round and for
 /// each node's own verdict.
-pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
+pub(crate) fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     let key = move_key(ctx, c, lift_pod_gates);
     if let Some(known) = ctx.single_moves.borrow().get(&key) {
         return known.clone();
@@ -87,7 +87,7 @@ pub fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: boo
 
 /// The single-node move behind a node's own verdict: the round's, when the round judged the
 /// same move (taken out of the memo: nothing asks for it again), else judged now.
-pub fn own_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
+pub(crate) fn own_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     let key = move_key(ctx, c, lift_pod_gates);
     let known = ctx.single_moves.borrow_mut().remove(&key);
     known.unwrap_or_else(|| judge(ctx, c, key.1))

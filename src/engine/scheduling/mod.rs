@@ -20,9 +20,9 @@
 
 mod pod_index;
 pub mod requirements;
-pub mod taints;
-pub mod topology;
-pub mod world;
+pub(crate) mod taints;
+pub(crate) mod topology;
+pub(crate) mod world;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

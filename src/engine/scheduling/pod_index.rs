@@ -16,12 +16,12 @@ use crate::snapshot::Pod;
 /// The label keys worth a posting list, sorted (tested by binary search, not hashing: pods
 /// carry few labels and the index tests every one of them). Shared with the indexes of each
 /// simulation; `Arc` because the world's index is built on another thread.
-pub type IndexedKeys = Arc<[String]>;
+pub(super) type IndexedKeys = Arc<[String]>;
 
 /// Pods with where they are (`L`: a node, or a node or a new NodeClaim), and posting lists
 /// into them.
 #[derive(Debug)]
-pub struct PodIndex<'a, L = usize> {
+pub(super) struct PodIndex<'a, L = usize> {
     pods: Vec<(L, &'a Pod)>,
     by_namespace: HashMap<&'a str, Namespace<'a>>,
     /// `None`: every key.
@@ -44,7 +44,7 @@ impl<L> Default for PodIndex<'_, L> {
 impl<'a, L: Copy> PodIndex<'a, L> {
     /// Indexes `(location, pod)` pairs, with posting lists for the label `keys` only (every key
     /// when `None`): a selector on another key reads its namespace's list.
-    pub fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<IndexedKeys>) -> Self {
+    pub(super) fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<IndexedKeys>) -> Self {
         let mut index = PodIndex { keys, ..PodIndex::default() };
         for (at, pod) in pods {
             index.push(at, pod);
@@ -52,7 +52,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         index
     }
 
-    pub fn push(&mut self, at: L, pod: &'a Pod) {
+    pub(super) fn push(&mut self, at: L, pod: &'a Pod) {
         let id = u32::try_from(self.pods.len()).unwrap_or(u32::MAX);
         let namespace = self.by_namespace.entry(pod.metadata.namespace()).or_default();
         namespace.pods.push(id);
@@ -65,7 +65,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
     }
 
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
-    pub fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
+    pub(super) fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
             (Some(namespaces), Some(selector)) => namespaces
                 .iter()

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Toleration;
 use crate::snapshot::Taint;
 
 /// Whether one toleration tolerates one taint.
-pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
+pub(crate) fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     let effect_ok = toleration.effect.as_deref().is_none_or(|e| e.is_empty() || e == taint.effect);
     if !effect_ok {
         return false;
@@ -25,7 +25,7 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
 
 /// The first taint not tolerated, as kube-scheduler words it. `PreferNoSchedule` taints are
 /// enforced unless `ignore_prefer_no_schedule` (Karpenter's last relaxation).
-pub fn untolerated<'t>(
+pub(crate) fn untolerated<'t>(
     tolerations: &[Toleration],
     taints: &'t [Taint],
     ignore_prefer_no_schedule: bool,
@@ -37,7 +37,7 @@ pub fn untolerated<'t>(
 }
 
 /// kube-scheduler's message for an untolerated taint.
-pub fn message(taint: &Taint) -> String {
+pub(crate) fn message(taint: &Taint) -> String {
     format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value.as_deref().unwrap_or_default())
 }
 

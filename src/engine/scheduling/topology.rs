@@ -48,25 +48,25 @@ impl PodFilter {
 /// Pods matching a filter per value of a topology key: the counts shared by every simulation
 /// plus what this simulation changed (pods moved away, pods placed).
 #[derive(Debug, Clone, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub base: Rc<BTreeMap<String, i64>>,
     pub delta: BTreeMap<String, i64>,
 }
 
 impl Counts {
-    pub fn get(&self, domain: &str) -> i64 {
+    pub(crate) fn get(&self, domain: &str) -> i64 {
         self.base.get(domain).copied().unwrap_or(0) + self.delta.get(domain).copied().unwrap_or(0)
     }
 
     /// Domains holding at least one selected pod.
-    pub fn occupied(&self) -> impl Iterator<Item = &str> + '_ {
+    pub(crate) fn occupied(&self) -> impl Iterator<Item = &str> + '_ {
         let changed = self.delta.keys().filter(|d| !self.base.contains_key(*d));
         self.base.keys().chain(changed).map(String::as_str).filter(|d| self.get(d) > 0)
     }
 }
 
 /// What the topology rules read from a simulation.
-pub trait View {
+pub(crate) trait View {
     /// Pods matching `filter` per value of `key`, among pods that stay and pods placed so far.
     fn counts(&self, key: &str, filter: &PodFilter) -> Counts;
     /// Every value `key` can take.
@@ -77,7 +77,7 @@ pub trait View {
 }
 
 /// The result of a successful check: requirements a new NodeClaim must narrow to.
-pub type Narrowing = Vec<(String, Requirement)>;
+pub(crate) type Narrowing = Vec<(String, Requirement)>;
 
 /// A pod's spread constraints and affinity terms with the pods each one selects: what never
 /// changes about the pod, computed once per replay.
@@ -180,19 +180,19 @@ impl Rule {
 
 /// A pod's topology rules, evaluated once against the current placements.
 #[derive(Debug, Default)]
-pub struct Rules {
+pub(crate) struct Rules {
     rules: Vec<Rule>,
 }
 
 impl Rules {
     /// No rule applies.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
 
     /// Whether a new NodeClaim that may land in any of `domains_of(key)` satisfies every rule,
     /// and how it would have to narrow.
-    pub fn admit_new(&self, domains_of: &dyn Fn(&str) -> BTreeSet<String>) -> Result<Narrowing, &'static str> {
+    pub(crate) fn admit_new(&self, domains_of: &dyn Fn(&str) -> BTreeSet<String>) -> Result<Narrowing, &'static str> {
         let mut narrowing = Narrowing::new();
         for rule in &self.rules {
             let values = domains_of(&rule.key);
@@ -208,7 +208,7 @@ impl Rules {
     }
 
     /// Whether an existing node, whose value of a key is `domain_of(key)`, satisfies every rule.
-    pub fn admit_existing<'d>(&self, domain_of: &dyn Fn(&str) -> Option<&'d str>) -> Result<(), &'static str> {
+    pub(crate) fn admit_existing<'d>(&self, domain_of: &dyn Fn(&str) -> Option<&'d str>) -> Result<(), &'static str> {
         for rule in &self.rules {
             if !domain_of(&rule.key).is_some_and(|v| rule.admits(v)) {
                 return Err(rule.message);
@@ -219,7 +219,7 @@ impl Rules {
 
     /// The values of `universe` (all values of `key`) that every rule on `key` admits; `None`
     /// when no rule is on `key`.
-    pub fn allowed_values<'u>(&self, key: &str, universe: &'u BTreeSet<String>) -> Option<BTreeSet<&'u str>> {
+    pub(crate) fn allowed_values<'u>(&self, key: &str, universe: &'u BTreeSet<String>) -> Option<BTreeSet<&'u str>> {
         let on_key: Vec<&Rule> = self.rules.iter().filter(|r| r.key == key).collect();
         if on_key.is_empty() {
             return None;
@@ -231,7 +231,7 @@ impl Rules {
 /// Evaluates `pod`'s spread constraints and (anti-)affinity terms, and the anti-affinity of the
 /// pods already placed, against `view`. `strict` also enforces preferred terms and
 /// `ScheduleAnyway` spreads (Karpenter treats preferences as hard until it relaxes them).
-pub fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool) -> Rules {
+pub(crate) fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool) -> Rules {
     let mut rules = Vec::new();
     let universe_of = |key: &str| (key != HOSTNAME).then(|| view.universe(key));
     let mut rule = |key: &str, allowed: Allowed, message: &'static str| {
@@ -307,7 +307,7 @@ fn with_match_label_keys(
 }
 
 /// The pods an affinity term of `owner` selects.
-pub fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
+pub(crate) fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
     let listed: BTreeSet<String> = term.namespaces.iter().flatten().cloned().collect();
     let all_namespaces = term.namespace_selector.as_ref().is_some_and(|s| {
         s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
@@ -322,7 +322,7 @@ pub fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
     PodFilter::new(namespaces, term.label_selector.clone())
 }
 
-pub fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
+pub(crate) fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
     pod.spec
         .affinity
         .as_ref()

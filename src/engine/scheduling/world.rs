@@ -70,7 +70,7 @@ impl<'a> BaseNode<'a> {
 }
 
 /// `(port, protocol, host IP)`.
-pub type HostPort = (i32, String, String);
+pub(crate) type HostPort = (i32, String, String);
 
 /// A NodePool that can launch capacity, with what a new NodeClaim of it starts from.
 #[derive(Debug, Clone)]
@@ -253,7 +253,7 @@ impl Iterator for InOrder<'_> {
 }
 
 /// Whether `free` covers `want`; a request of zero or less is never checked (as in `Fits`).
-pub fn room(free: i128, want: i128) -> bool {
+pub(crate) fn room(free: i128, want: i128) -> bool {
     want <= 0 || free >= want
 }
 
@@ -786,7 +786,7 @@ fn pool_catalogue<'a>(cluster: &Cluster<'a>, pool: &NodePool) -> Vec<&'a Instanc
 /// The instance types a NodePool's template admits (its requirements and labels, its
 /// NodeClass's variant), cheapest first: what `instance-types nodepool/P` lists. `None` when
 /// the snapshot has no such pool.
-pub fn pool_instance_types<'a>(cluster: &Cluster<'a>, pool_name: &str) -> Option<Vec<&'a InstanceType>> {
+pub(crate) fn pool_instance_types<'a>(cluster: &Cluster<'a>, pool_name: &str) -> Option<Vec<&'a InstanceType>> {
     let pool = cluster.pools.get(pool_name).copied()?;
     let template = &pool.spec.template;
     let mut requirements = Requirements::from_karpenter(&template.spec.requirements);

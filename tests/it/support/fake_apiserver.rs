@@ -25,13 +25,13 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
 /// The bearer token the kubeconfig carries and the server expects.
-pub const TOKEN: &str = "fake-token";
+pub(crate) const TOKEN: &str = "fake-token";
 /// The fixed resourceVersion of every list.
-pub const RESOURCE_VERSION: &str = "4242";
+pub(crate) const RESOURCE_VERSION: &str = "4242";
 
 /// One request as the server saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Logged {
+pub(crate) struct Logged {
     pub method: String,
     pub path: String,
     /// Decoded query parameters.
@@ -42,7 +42,7 @@ pub struct Logged {
 
 /// What the server serves and which faults it injects.
 #[derive(Debug, Default)]
-pub struct Config {
+pub(crate) struct Config {
     /// Objects by collection path (`/api/v1/pods`), items with namespace kept for filtering.
     collections: BTreeMap<String, Vec<Value>>,
     /// Exact paths answered with `(status, content type, body)`.
@@ -63,7 +63,7 @@ pub struct Config {
 
 impl Config {
     /// Serves `objects` (each with `apiVersion` and `kind`; Lists are not flattened here).
-    pub fn new(objects: &[Value]) -> Config {
+    pub(crate) fn new(objects: &[Value]) -> Config {
         let mut config = Config { page_size: usize::MAX, ..Config::default() };
         for object in objects {
             config.add(object.clone());
@@ -72,7 +72,7 @@ impl Config {
     }
 
     /// Adds one object under its collection path.
-    pub fn add(&mut self, object: Value) {
+    pub(crate) fn add(&mut self, object: Value) {
         let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
         if api_version.is_empty() || kind.is_empty() {
@@ -82,45 +82,45 @@ impl Config {
         self.collections.entry(path).or_default().push(object);
     }
 
-    pub fn page_size(mut self, size: usize) -> Self {
+    pub(crate) fn page_size(mut self, size: usize) -> Self {
         self.page_size = size;
         self
     }
 
-    pub fn forbid(mut self, plural: &str) -> Self {
+    pub(crate) fn forbid(mut self, plural: &str) -> Self {
         self.forbidden.insert(plural.to_owned());
         self
     }
 
-    pub fn not_found(mut self, collection: &str) -> Self {
+    pub(crate) fn not_found(mut self, collection: &str) -> Self {
         self.not_found.insert(collection.to_owned());
         self
     }
 
-    pub fn delay(mut self, plural: &str, delay: Duration) -> Self {
+    pub(crate) fn delay(mut self, plural: &str, delay: Duration) -> Self {
         self.delays.insert(plural.to_owned(), delay);
         self
     }
 
-    pub fn too_many_requests(mut self, plural: &str, times: usize) -> Self {
+    pub(crate) fn too_many_requests(mut self, plural: &str, times: usize) -> Self {
         self.too_many.insert(plural.to_owned(), times);
         self
     }
 
-    pub fn expire_first_continue(mut self, plural: &str) -> Self {
+    pub(crate) fn expire_first_continue(mut self, plural: &str) -> Self {
         self.expire_continue.insert(plural.to_owned());
         self
     }
 
     /// Answers `path` exactly with `status` and a text body.
-    pub fn raw(mut self, path: &str, status: u16, body: &str) -> Self {
+    pub(crate) fn raw(mut self, path: &str, status: u16, body: &str) -> Self {
         self.raw.insert(path.to_owned(), (status, "text/plain; version=0.0.4", body.to_owned()));
         self
     }
 }
 
 /// `v1` + `Pod` → `/api/v1/pods`; `apps/v1` + `Deployment` → `/apis/apps/v1/deployments`.
-pub fn collection_path(api_version: &str, kind: &str) -> String {
+pub(crate) fn collection_path(api_version: &str, kind: &str) -> String {
     let prefix = if api_version.contains('/') { format!("/apis/{api_version}") } else { format!("/api/{api_version}") };
     format!("{prefix}/{}", plural(kind))
 }
@@ -142,7 +142,7 @@ struct State {
 }
 
 /// A running fake; stops when dropped.
-pub struct FakeApiServer {
+pub(crate) struct FakeApiServer {
     pub addr: SocketAddr,
     state: Arc<Mutex<State>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -151,7 +151,7 @@ pub struct FakeApiServer {
 
 impl FakeApiServer {
     /// Binds 127.0.0.1 on a free port and serves on its own thread and runtime.
-    pub fn start(config: Config) -> FakeApiServer {
+    pub(crate) fn start(config: Config) -> FakeApiServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         listener.set_nonblocking(true).expect("non-blocking listener");
         let addr = listener.local_addr().expect("local address");
@@ -166,22 +166,22 @@ impl FakeApiServer {
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// Every request so far.
-    pub fn log(&self) -> Vec<Logged> {
+    pub(crate) fn log(&self) -> Vec<Logged> {
         lock(&self.state).log.clone()
     }
 
     /// Requests whose path is exactly `path`.
-    pub fn requests_to(&self, path: &str) -> Vec<Logged> {
+    pub(crate) fn requests_to(&self, path: &str) -> Vec<Logged> {
         self.log().into_iter().filter(|r| r.path == path).collect()
     }
 
     /// Writes a kubeconfig for this server (token auth, context `fake`, namespace `team-a`).
-    pub fn write_kubeconfig(&self, dir: &Path) -> PathBuf {
+    pub(crate) fn write_kubeconfig(&self, dir: &Path) -> PathBuf {
         let path = dir.join("kubeconfig");
         let text = format!(
             "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n    server: {}\n\

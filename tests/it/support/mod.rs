@@ -1,6 +1,6 @@
 //! Shared test support: the binary under test, the fake API server and the fixtures it serves.
 
-pub mod fake_apiserver;
+pub(crate) mod fake_apiserver;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,32 +9,32 @@ use kubectl_consolidation::snapshot::InstanceType;
 use serde_json::{json, Value};
 
 /// The binary under test.
-pub const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_kubectl-consolidation");
 
 /// The package root: every relative path in the tests is read from here.
-pub fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The binary, run from the package root with a colour-neutral environment and no kubeconfig.
-pub fn bin() -> assert_cmd::Command {
+pub(crate) fn bin() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(BIN);
     cmd.current_dir(root()).env_remove("NO_COLOR").env_remove("KUBECONFIG");
     cmd
 }
 
 /// `tests/scenarios/<name>/snapshot.yaml`, relative to the package root (as a user types it).
-pub fn scenario_arg(name: &str) -> String {
+pub(crate) fn scenario_arg(name: &str) -> String {
     format!("tests/scenarios/{name}/snapshot.yaml")
 }
 
 /// `tests/scenarios/<name>/snapshot.yaml`.
-pub fn scenario_path(name: &str) -> PathBuf {
+pub(crate) fn scenario_path(name: &str) -> PathBuf {
     root().join("tests/scenarios").join(name).join("snapshot.yaml")
 }
 
 /// The Kubernetes objects of a scenario, Lists flattened, our own documents left out.
-pub fn scenario_objects(name: &str) -> Vec<Value> {
+pub(crate) fn scenario_objects(name: &str) -> Vec<Value> {
     let path = scenario_path(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let documents = kubectl_consolidation::source::file::parse_documents(&text, &path.display().to_string())
@@ -51,7 +51,7 @@ pub fn scenario_objects(name: &str) -> Vec<Value> {
 }
 
 /// The scenario's `InstanceTypes`, read by the library's own price reader.
-pub fn scenario_instance_types(name: &str) -> Vec<InstanceType> {
+pub(crate) fn scenario_instance_types(name: &str) -> Vec<InstanceType> {
     let path = scenario_path(name);
     let text = std::fs::read_to_string(&path).expect("read scenario");
     kubectl_consolidation::source::prices::parse_prices(&text, "scenario").expect("scenario has InstanceTypes")
@@ -73,7 +73,7 @@ fn flatten(values: Vec<Value>, out: &mut Vec<Value>) {
 
 /// Karpenter's controller as the Helm chart installs it in `kube-system`: Deployment (with
 /// `FEATURE_GATES`), Service with the `http-metrics` port, and the leader-election Lease.
-pub fn karpenter_controller_objects(leader_pod: &str) -> Vec<Value> {
+pub(crate) fn karpenter_controller_objects(leader_pod: &str) -> Vec<Value> {
     let labels = json!({"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/instance": "karpenter",
                         "app.kubernetes.io/version": "1.14.1"});
     vec![
@@ -95,7 +95,7 @@ pub fn karpenter_controller_objects(leader_pod: &str) -> Vec<Value> {
 }
 
 /// The Prometheus text Karpenter's AWS provider would export for these instance types.
-pub fn metrics_text(types: &[InstanceType]) -> String {
+pub(crate) fn metrics_text(types: &[InstanceType]) -> String {
     let mut out = String::new();
     out.push_str("# HELP karpenter_cloudprovider_instance_type_offering_price_estimate Instance type offering estimated hourly price.\n");
     out.push_str("# TYPE karpenter_cloudprovider_instance_type_offering_price_estimate gauge\n");
