@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::support::BIN;
+use crate::support::{first_difference, BIN};
 
 /// Keys that index a list of objects when the expectation gives a dict (check.py `INDEX_KEYS`).
 const INDEX_KEYS: [&str; 4] = ["name", "node", "pdb", "nodePool"];
@@ -130,18 +130,6 @@ fn run(argv: &[String], timeout: Duration) -> Result<Run, String> {
         return Err(format!("timed out after {timeout:?}: {}", argv.join(" ")));
     }
     Ok(Run { code: output.status.code().map(i64::from), stdout: output.stdout, stderr: output.stderr })
-}
-
-fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
-    let line =
-        a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count()));
-    format!(
-        "first difference at line {}: {:?} vs {:?}",
-        line + 1,
-        a.lines().nth(line).unwrap_or("<end>"),
-        b.lines().nth(line).unwrap_or("<end>")
-    )
 }
 
 fn scenarios_dir() -> PathBuf {

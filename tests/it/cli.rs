@@ -13,7 +13,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::{json, Value};
 
-use crate::support::{bin as cmd, root, scenario_arg as scenario, BIN};
+use crate::support::{bin as cmd, first_difference, root, scenario_arg as scenario, BIN};
 
 const DEMO_NODE: &str = "node-x";
 
@@ -410,18 +410,6 @@ fn error_line(message: &str, file: &str) -> Option<usize> {
         let (line, rest) = rest.split_once(':')?;
         rest.starts_with(|c: char| c.is_ascii_digit()).then(|| line.parse().ok())?
     })
-}
-
-fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
-    let line =
-        a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count()));
-    format!(
-        "first difference at line {}: {:?} vs {:?}",
-        line + 1,
-        a.lines().nth(line).unwrap_or("<end>"),
-        b.lines().nth(line).unwrap_or("<end>")
-    )
 }
 
 fn scenario_folders() -> Vec<PathBuf> {

@@ -23,6 +23,19 @@ pub(crate) fn bin() -> assert_cmd::Command {
     cmd
 }
 
+/// The first line where two outputs differ, for a determinism failure's message.
+pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+    let line =
+        a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count()));
+    format!(
+        "first difference at line {}: {:?} vs {:?}",
+        line + 1,
+        a.lines().nth(line).unwrap_or("<end>"),
+        b.lines().nth(line).unwrap_or("<end>")
+    )
+}
+
 /// `tests/scenarios/<name>/snapshot.yaml`, relative to the package root (as a user types it).
 pub(crate) fn scenario_arg(name: &str) -> String {
     format!("tests/scenarios/{name}/snapshot.yaml")
