@@ -27,13 +27,15 @@ struct Run {
 }
 
 /// Runs `script` (a shell line; `$B` is the binary, `$D` the bad-input folder) under the
-/// memory bound, killing it past the time bound.
+/// memory bound, killing it past the time bound. It runs from the package root with `$D`
+/// relative, so a diagnostic's path (and where miette wraps it) is the same in every clone.
 fn run(script: &str) -> Run {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {MEMORY_BOUND_KIB}; {script}"))
         .env("B", env!("CARGO_BIN_EXE_kubectl-consolidation"))
-        .env("D", dir())
+        .env("D", "tests/bad-input")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
