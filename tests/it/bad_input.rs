@@ -76,8 +76,9 @@ fn check(file: &str, code: i32, says: &[&str]) {
     let output = format!("{}{}", r.stdout, r.stderr);
     assert!(!output.contains("panicked") && !output.contains("stack overflow"), "{file}: {output}");
     assert_eq!(r.code, Some(code), "{file}: exit {:?}\n{output}", r.code);
+    let said = unwrapped(&output);
     for needle in says {
-        assert!(output.contains(needle), "{file}: `{needle}` missing from\n{output}");
+        assert!(said.contains(needle), "{file}: `{needle}` missing from\n{output}");
     }
     if code != 0 {
         // A window around the error, never a whole (possibly gigabyte) line.
