@@ -631,7 +631,7 @@ fn is_flag(value: &str) -> bool {
     value.is_empty() || matches!(value, "true" | "false" | "True" | "False")
 }
 
-/// The label keys of every `Gt`/`Lt` requirement anywhere in the snapshot (NodePools,
+/// The label keys of every `Gt`/`Lt` (and Karpenter's `Gte`/`Lte`) requirement anywhere in the snapshot (NodePools,
 /// NodeClaims, pods' node affinity, PersistentVolumes): their values must stay numbers.
 fn numeric_keys(snapshot: &Snapshot) -> HashSet<String> {
     let mut keys = HashSet::new();
@@ -640,7 +640,10 @@ fn numeric_keys(snapshot: &Snapshot) -> HashSet<String> {
         match value {
             Value::Array(items) => stack.extend(items),
             Value::Object(map) => {
-                let numeric = map.get("operator").and_then(Value::as_str).is_some_and(|op| op == "Gt" || op == "Lt");
+                let numeric = map
+                    .get("operator")
+                    .and_then(Value::as_str)
+                    .is_some_and(|op| matches!(op, "Gt" | "Lt" | "Gte" | "Lte"));
                 if let (true, Some(key)) = (numeric, map.get("key").and_then(Value::as_str)) {
                     keys.insert(key.to_owned());
                 }

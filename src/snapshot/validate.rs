@@ -157,11 +157,25 @@ fn negative(kind: &str, meta: &ObjectMeta, field: &str, value: &str) -> DecodeEr
 }
 
 const NODE_OPERATORS: [&str; 6] = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"];
+/// Karpenter's NodePool and NodeClaim requirements (core v1.9+).
+const KARPENTER_OPERATORS: [&str; 8] = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"];
 const LABEL_OPERATORS: [&str; 4] = ["In", "NotIn", "Exists", "DoesNotExist"];
 
 /// `ValidateNodeSelectorRequirement`: a known operator; `Gt`/`Lt` take one integer.
 fn node_requirement(kind: &str, meta: &ObjectMeta, field: &str, operator: &str, values: &[String]) -> Found {
-    if !NODE_OPERATORS.contains(&operator) {
+    node_requirement_among(kind, meta, field, operator, values, &NODE_OPERATORS)
+}
+
+/// [`node_requirement`] against a given operator set (Karpenter's adds `Gte` and `Lte`).
+fn node_requirement_among(
+    kind: &str,
+    meta: &ObjectMeta,
+    field: &str,
+    operator: &str,
+    values: &[String],
+    operators: &[&str],
+) -> Found {
+    if !operators.contains(&operator) {
         return Err(found(
             kind,
             meta,
@@ -170,7 +184,9 @@ fn node_requirement(kind: &str, meta: &ObjectMeta, field: &str, operator: &str, 
             "use In, NotIn, Exists, DoesNotExist, Gt or Lt (the API server refuses others)",
         ));
     }
-    if matches!(operator, "Gt" | "Lt") && !(values.len() == 1 && values[0].trim().parse::<i64>().is_ok()) {
+    if matches!(operator, "Gt" | "Lt" | "Gte" | "Lte")
+        && !(values.len() == 1 && values[0].trim().parse::<i64>().is_ok())
+    {
         return Err(found(
             kind,
             meta,
@@ -185,12 +201,7 @@ fn node_requirement(kind: &str, meta: &ObjectMeta, field: &str, operator: &str, 
 /// Karpenter's own requirements also take `Gte` and `Lte` (one integer, like `Gt`/`Lt`).
 fn karpenter_requirements(kind: &str, meta: &ObjectMeta, field: &str, reqs: &[NodeSelectorRequirement]) -> Found {
     for (i, r) in reqs.iter().enumerate() {
-        let operator = match r.operator.as_str() {
-            "Gte" => "Gt",
-            "Lte" => "Lt",
-            other => other,
-        };
-        node_requirement(kind, meta, &format!("{field}[{i}]"), operator, &r.values)?;
+        node_requirement_among(kind, meta, &format!("{field}[{i}]"), &r.operator, &r.values, &KARPENTER_OPERATORS)?;
     }
     Ok(())
 }
