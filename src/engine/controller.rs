@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use super::balanced::Totals;
 use super::budget::{build_budget_mapping, PoolBudgets};
 use super::candidate::Candidate;
+use super::estimates::Estimates;
 use super::method::{
     drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
@@ -41,7 +42,8 @@ pub struct Replay {
     pub nodes: Vec<NodeVerdict>,
     pub budgets: BTreeMap<String, PoolBudgets>,
     pub totals: BTreeMap<String, Totals>,
-    /// Conclusions the snapshot cannot support (kinds that could not be read).
+    /// Conclusions the snapshot cannot support: kinds that could not be read, and what the
+    /// catalogue estimated (each verdict carries only the estimates it rests on).
     pub uncertain: Vec<Reason>,
 }
 
@@ -87,7 +89,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
         }
     }
     let commands: Vec<&Command> = acting.as_ref().map(|(_, o)| o.commands.iter().collect()).unwrap_or_default();
-    let uncertain: Vec<Reason> = snapshot
+    let unread: Vec<Reason> = snapshot
         .info
         .unread
         .iter()
@@ -97,8 +99,8 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
                 format!("{} could not be read ({}): conclusions that depend on them are uncertain", u.kind, u.reason),
             )
         })
-        .chain(snapshot.info.estimated.iter().map(|e| Reason::new(Code::Uncertain, e.clone())))
         .collect();
+    let estimates = Estimates::new(snapshot);
     let in_focus = |c: &Candidate<'_>| focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
     let nodes = candidates
         .iter()
@@ -107,10 +109,14 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
             let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
             let round = acting.as_ref().map(|(m, _)| *m);
             let mut v = node_verdict(&ctx, c, command, round, skipped.get(&c.index), focus.is_some());
-            v.reasons.extend(uncertain.iter().cloned());
+            v.reasons.extend(unread.iter().cloned());
+            v.reasons.extend(estimates.reasons_for(&v, command.map(|cmd| cmd.replacements.as_slice())));
             v
         })
         .collect();
+    // The report's header lists every estimate once; a verdict carries only those it rests on.
+    let uncertain =
+        unread.into_iter().chain(snapshot.info.estimated.iter().map(|e| Reason::new(Code::Uncertain, e.clone())));
     Replay {
         captured_at: now,
         method: acting.as_ref().map(|(m, _)| *m),
@@ -118,7 +124,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
         nodes,
         budgets,
         totals,
-        uncertain,
+        uncertain: uncertain.collect(),
     }
 }
 

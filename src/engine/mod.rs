@@ -12,6 +12,7 @@ pub(crate) mod candidate;
 pub(crate) mod controller;
 pub(crate) mod cost;
 pub(crate) mod cron;
+pub(crate) mod estimates;
 pub mod labels;
 pub(crate) mod method;
 pub(crate) mod min_values;

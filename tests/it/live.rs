@@ -437,6 +437,60 @@ fn a_kubectl_capture_without_instance_types_gives_the_same_commands_as_with_them
     assert!(!warnings.contains("prices are unknown"), "{warnings}");
 }
 
+/// The full JSON plan of a `kubectl get` capture of the EC2 scenario, after `edit`.
+fn capture_plan(dir: &Path, edit: impl FnOnce(&mut Vec<Value>)) -> Value {
+    let mut items = support::scenario_objects(EC2_SCENARIO);
+    edit(&mut items);
+    let path = dir.join("capture.yaml");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": items})).unwrap(),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(["--snapshot", &path.display().to_string(), "--now", EC2_NOW, "plan", "-o", "json"])
+        .env("HOME", dir)
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run the binary");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+/// The messages of a node's `Uncertain` reasons.
+fn node_uncertain(report: &Value, node: &str) -> Vec<String> {
+    let node = report["nodes"].as_array().unwrap().iter().find(|n| n["name"] == node).expect("the node");
+    node["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["code"] == "Uncertain")
+        .map(|r| r["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn only_verdicts_that_rest_on_estimated_figures_are_uncertain() {
+    let dir = tempfile::tempdir().unwrap();
+    // Embedded catalogue: capacity by the provider's formula, static list prices.
+    let replaced = capture_plan(dir.path(), |_| {});
+    assert_replaces(&json!({"commands": replaced["commands"]}));
+    let reasons = node_uncertain(&replaced, "ip-10-0-1-1");
+    assert!(reasons.iter().any(|m| m.contains("this node's price") && m.contains("aws-static-price")), "{reasons:?}");
+    assert!(
+        reasons.iter().any(|m| m.contains("replacement's m5.large m5.xlarge") && m.contains("aws-catalogue")),
+        "{reasons:?}"
+    );
+    // The same node behind a do-not-disrupt annotation: a gate decides, no figure matters.
+    let blocked = capture_plan(dir.path(), |items| {
+        let node = items.iter_mut().find(|o| o["kind"] == "Node").expect("a Node");
+        node["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+    });
+    assert!(node_uncertain(&blocked, "ip-10-0-1-1").is_empty(), "{blocked:#}");
+    let header = uncertain_messages(&blocked);
+    assert!(header.iter().any(|m| m.contains("embedded AWS catalogue")), "the header still lists it: {header:?}");
+}
+
 /// Runs the binary against the fake with `forbidden` unreadable (403), returning the exit code,
 /// stdout and stderr.
 fn run_forbidden(forbidden: &str, args: &[&str]) -> (Option<i32>, String, String) {
