@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::scheduling::{allocatable, world::pool_instance_types};
+use crate::engine::scheduling::{allocatable, pool_instance_types};
 use crate::engine::state::Cluster;
 use crate::snapshot::{Snapshot, API_VERSION};
 

@@ -41,6 +41,18 @@ pub(crate) fn message(taint: &Taint) -> String {
     format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value.as_deref().unwrap_or_default())
 }
 
+/// A taint Karpenter expects to go away while a managed node initializes (`KnownEphemeralTaints`,
+/// `KnownEphemeralTaintKeyPrefixes`).
+pub(crate) fn is_ephemeral_taint(t: &Taint) -> bool {
+    matches!(
+        t.key.as_str(),
+        "node.kubernetes.io/not-ready"
+            | "node.kubernetes.io/unreachable"
+            | "karpenter.sh/unregistered"
+            | "node.cloudprovider.kubernetes.io/uninitialized"
+    ) || t.key.starts_with("readiness.k8s.io/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::{tolerates, untolerated};

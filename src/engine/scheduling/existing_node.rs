@@ -1,0 +1,185 @@
+//! Whether a pod can go on a node that already exists: `ExistingNode.CanAdd`, against the
+//! node as the simulation found it (`NewExistingNode`) less what it placed there.
+//!
+//! Mirrors karpenter `pkg/controllers/provisioning/scheduling/existingnode.go`.
+
+use super::host_port_usage::{host_port_conflict, HostPort};
+use super::requirements::Requirements;
+use super::scheduler::pod_from_deleting;
+use super::scheduler::Simulation;
+use super::{fit_list, taints, topology};
+use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
+use crate::engine::pod;
+use crate::engine::state::{Cluster, StateNode};
+use crate::quantity::Quantity;
+use crate::snapshot::{Pod, Resources, StringMap, Taint};
+
+/// One existing node as a destination, before any simulation.
+#[derive(Debug, Clone)]
+pub struct BaseNode<'a> {
+    pub name: String,
+    /// Its labels as the scheduler reads them; see [`BaseNode::label`] for the hostname.
+    labels: &'a StringMap,
+    pub taints: Vec<Taint>,
+    /// Allocatable minus the requests of every non-terminal pod bound to it.
+    pub available: Resources,
+    /// `available`'s cpu and memory in milli-units, for the first-fit search's pruning.
+    pub free_cpu: i128,
+    pub free_memory: i128,
+    /// Active pods (counted by topology).
+    pub pods: Vec<&'a Pod>,
+    pub host_ports: Vec<HostPort>,
+    pub initialized: bool,
+    pub under_consolidate_after: bool,
+    pub capacity: Resources,
+    /// The label `kubernetes.io/hostname`, else the node's name.
+    pub hostname: String,
+}
+
+impl<'a> BaseNode<'a> {
+    /// The node's value for a label key; the hostname is the label's, else the node's name.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        match key {
+            HOSTNAME => Some(&self.hostname),
+            _ => self.labels.get(key).map(String::as_str),
+        }
+    }
+
+    pub fn zone(&self) -> Option<&'a str> {
+        self.labels.get(ZONE).map(String::as_str)
+    }
+
+    pub fn pool(&self) -> Option<&'a str> {
+        self.labels.get(NODEPOOL).map(String::as_str)
+    }
+
+    /// Whether the node's labels satisfy one alternative of a pod's node requirements.
+    pub fn admits(&self, requirements: &Requirements) -> bool {
+        requirements.admit_labels(|key| self.label(key))
+    }
+}
+
+impl Simulation<'_, '_, '_> {
+    /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
+    pub(super) fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
+        let node = &self.world.nodes[i];
+        let used = |k: &str| self.placed.get(&i).and_then(|p| p.used.get(k)).map_or(0, |q| q.milli());
+        fit_list::room(node.free_cpu - used("cpu"), cpu) && fit_list::room(node.free_memory - used("memory"), memory)
+    }
+
+    pub(super) fn can_add_existing(
+        &self,
+        i: usize,
+        pod: &Pod,
+        requests: &Resources,
+        pod_reqs: &[Requirements],
+        rules: &topology::Rules,
+        strict: bool,
+    ) -> Result<(), String> {
+        let node = &self.world.nodes[i];
+        let placed = self.placed.get(&i);
+        if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
+            return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
+        }
+        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints, !strict) {
+            return Err(taints::message(taint));
+        }
+        let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
+        if host_port_conflict(pod, ports_taken) {
+            return Err("node(s) didn't have free ports for the requested pod ports".into());
+        }
+        for (resource, want) in requests {
+            if want.milli() > 0 && *want > self.free(i, resource) {
+                return Err(if resource == "pods" {
+                    "Too many pods".into()
+                } else {
+                    format!("Insufficient {resource}")
+                });
+            }
+        }
+        if !pod_reqs.iter().any(|r| node.admits(r)) {
+            return Err("node(s) didn't match Pod's node affinity/selector".into());
+        }
+        if !rules.is_empty() {
+            rules.admit_existing(&|key: &str| self.world.node_domain(i, key)).map_err(str::to_owned)?;
+        }
+        Ok(())
+    }
+
+    /// What is left of a resource on an existing node.
+    pub(super) fn free(&self, i: usize, resource: &str) -> Quantity {
+        let base = self.world.nodes[i].available.get(resource).copied().unwrap_or_default();
+        self.placed.get(&i).and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
+    }
+
+    /// "fits: cpu 500m/1900m free, memory 0.5/6.2Gi free", before the pod lands.
+    pub(super) fn fit_text(&self, i: usize, requests: &Resources) -> String {
+        let gib = f64::from(1u32 << 30);
+        format!(
+            "fits: cpu {}/{} free, memory {:.1}/{:.1}Gi free",
+            requests.get("cpu").copied().unwrap_or_default(),
+            self.free(i, "cpu"),
+            requests.get("memory").map_or(0.0, |q| q.as_f64()) / gib,
+            self.free(i, "memory").as_f64() / gib
+        )
+    }
+}
+
+pub(super) fn base_node<'a>(
+    cluster: &Cluster<'a>,
+    node: &StateNode<'a>,
+    requests: &super::pod_requests::PodRequests<'a>,
+) -> BaseNode<'a> {
+    let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
+    let mut available = node.allocatable();
+    let mut pods = Vec::new();
+    let mut host_ports = Vec::new();
+    for p in &node.pods {
+        if pod::is_terminal(p) {
+            continue;
+        }
+        if let Some(r) = requests.get(p) {
+            for (k, v) in r.iter() {
+                if let Some(free) = available.get_mut(k) {
+                    *free = free.minus(*v);
+                } else {
+                    available.insert(k.clone(), Quantity::ZERO.minus(*v));
+                }
+            }
+        }
+        if pod::is_active(p) {
+            pods.push(*p);
+        }
+        host_ports.extend(super::host_port_usage::host_ports(p));
+    }
+    let mut node_taints: Vec<Taint> = node.taints().to_vec();
+    if !node.initialized() {
+        let startup: Vec<Taint> = node.claim.map(|c| c.spec.startup_taints.clone()).unwrap_or_default();
+        node_taints.retain(|t| !taints::is_ephemeral_taint(t) && !startup.contains(t));
+    }
+    if node.cordoned() && !node_taints.iter().any(|t| t.key == "node.kubernetes.io/unschedulable") {
+        node_taints.push(Taint {
+            key: "node.kubernetes.io/unschedulable".into(),
+            value: None,
+            effect: "NoSchedule".into(),
+        });
+    }
+    let pool = cluster.pool_of(node);
+    let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
+    BaseNode {
+        name: node.name.clone(),
+        labels: node.labels(),
+        taints: node_taints,
+        free_cpu: milli("cpu"),
+        free_memory: milli("memory"),
+        available,
+        pods,
+        host_ports,
+        initialized: node.initialized(),
+        under_consolidate_after: pool
+            .zip(node.claim)
+            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
+        capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
+        hostname,
+    }
+}

@@ -1,0 +1,74 @@
+//! Instance types as the scheduler reads them: their label values, which of them and of their
+//! offerings a NodeClaim's requirements admit, their allocatable resources, their price order.
+//!
+//! Mirrors karpenter `pkg/cloudprovider/types.go` (`InstanceType.Allocatable`,
+//! `Offerings.Compatible`, `InstanceTypes.OrderByPrice`) and `scheduling/nodeclaim.go`
+//! (`compatible`, `fits`).
+
+use super::requirements::Requirements;
+use crate::engine::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
+use crate::quantity::Quantity;
+use crate::snapshot::{InstanceType, Offering, Resources};
+
+/// The values an instance type offers for a well-known key.
+pub fn instance_type_values(it: &InstanceType, key: &str) -> Vec<String> {
+    match key {
+        ZONE => it.offerings.iter().map(|o| o.zone.clone()).collect(),
+        CAPACITY_TYPE => it.offerings.iter().map(|o| o.capacity_type.clone()).collect(),
+        INSTANCE_TYPE => vec![it.name.clone()],
+        _ => it.labels.get(key).cloned().into_iter().collect(),
+    }
+}
+
+/// An instance type survives when its labels fit the requirements and some available offering
+/// matches the zone and capacity-type requirements.
+pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool {
+    if reqs.get(INSTANCE_TYPE).is_some_and(|r| !r.allows(&it.name)) {
+        return false;
+    }
+    if it.labels.iter().any(|(k, v)| reqs.get(k).is_some_and(|r| !r.allows(v))) {
+        return false;
+    }
+    // The AWS provider gives every type every `karpenter.k8s.aws/instance-*` key, absent ones
+    // as `DoesNotExist` (`instancetype/types.go computeRequirements`): a type that carries
+    // those labels but not this one fails `Exists`, `In`, `Gt`… on it (a GPU requirement
+    // excludes CPU-only types).
+    let from = (std::ops::Bound::Included(AWS_INSTANCE_LABEL), std::ops::Bound::Unbounded);
+    let mut on_aws_keys = reqs.0.range::<str, _>(from).take_while(|(k, _)| k.starts_with(AWS_INSTANCE_LABEL));
+    if on_aws_keys.any(|(k, r)| !it.labels.contains_key(k) && !r.allows_absent())
+        && it.labels.range::<str, _>(from).next().is_some_and(|(k, _)| k.starts_with(AWS_INSTANCE_LABEL))
+    {
+        return false;
+    }
+    it.offerings.iter().any(|o| offering_compatible(o, reqs) && o.available)
+}
+
+/// The prefix of the AWS provider's instance-type labels (`pkg/apis/v1/labels.go`).
+const AWS_INSTANCE_LABEL: &str = "karpenter.k8s.aws/instance-";
+
+/// Whether an offering's zone and capacity type satisfy the requirements.
+pub fn offering_compatible(o: &Offering, reqs: &Requirements) -> bool {
+    reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone))
+        && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
+}
+
+/// Capacity minus kube/system reserved and eviction thresholds.
+pub fn allocatable(it: &InstanceType) -> Resources {
+    let mut out = it.capacity.clone();
+    for (k, v) in &it.overhead {
+        let entry = out.entry(k.clone()).or_insert(Quantity::ZERO);
+        *entry = entry.minus(*v);
+    }
+    out
+}
+
+/// Orders instance types by their cheapest available offering compatible with `reqs`.
+///
+/// Mirrors karpenter `pkg/cloudprovider/types.go` `InstanceTypes.OrderByPrice`.
+pub fn sort_by_cheapest(types: &mut [&InstanceType], reqs: &Requirements) {
+    let price = |it: &InstanceType| {
+        crate::engine::pricing::cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs)))
+            .unwrap_or(f64::MAX)
+    };
+    types.sort_by(|a, b| price(a).total_cmp(&price(b)).then_with(|| a.name.cmp(&b.name)));
+}

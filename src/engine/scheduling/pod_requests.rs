@@ -1,0 +1,84 @@
+//! No upstream twin: every snapshot pod's requests computed once, shared between the pods of
+//! one controller (Karpenter recomputes `RequestsForPods` per pod).
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use foldhash::HashMap;
+
+use crate::engine::pod;
+use crate::snapshot::{Pod, Resources};
+
+/// `(kind, namespace, name)` of a pod's controller.
+type Family<'p> = (&'p str, &'p str, &'p str);
+
+/// Every snapshot pod's requests, by position in `snapshot.pods` (a dense table: looking a pod
+/// up costs an address subtraction, not a hash).
+#[derive(Debug)]
+pub(super) struct PodRequests<'a> {
+    pods: &'a [Pod],
+    requests: Vec<Rc<Resources>>,
+}
+
+impl<'a> PodRequests<'a> {
+    /// Pods of one controller with the same container resources share one map (and skip
+    /// computing it); other equal maps are shared too.
+    pub(super) fn new(pods: &'a [Pod]) -> Self {
+        let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
+        let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
+        // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
+        // after another: the previous pod answers most lookups without hashing.
+        let mut previous: Option<(Family<'_>, &Pod, Rc<Resources>)> = None;
+        let mut requests = Vec::with_capacity(pods.len());
+        for p in pods {
+            let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
+            let adjacent = previous
+                .as_ref()
+                .filter(|(f, other, _)| family.as_ref() == Some(f) && same_request_inputs(p, other))
+                .map(|(_, _, r)| Rc::clone(r));
+            let sibling = adjacent.or_else(|| {
+                let f = family.as_ref()?;
+                by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
+            });
+            let shared = sibling.unwrap_or_else(|| {
+                let r = pod::requests(p);
+                let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
+                    let r = Rc::new(r);
+                    distinct.insert(Rc::clone(&r));
+                    r
+                });
+                if let Some(f) = family {
+                    by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
+                }
+                shared
+            });
+            previous = family.map(|f| (f, p, Rc::clone(&shared)));
+            requests.push(shared);
+        }
+        PodRequests { pods, requests }
+    }
+
+    /// The requests of a pod of the snapshot; `None` for any other pod.
+    pub(super) fn get(&self, pod: &Pod) -> Option<&Rc<Resources>> {
+        let (base, at, size) = (self.pods.as_ptr() as usize, address(pod), std::mem::size_of::<Pod>());
+        let i = at.checked_sub(base)? / size.max(1);
+        std::ptr::eq(self.pods.get(i)?, pod).then(|| &self.requests[i])
+    }
+}
+
+/// Whether two pods' requests are computed from the same inputs: their containers' and init
+/// containers' resources (and sidecar restart policies), and the pod overhead.
+fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
+    fn inputs(p: &Pod) -> impl Iterator<Item = (&crate::snapshot::ContainerResources, Option<&str>)> {
+        let main = p.spec.containers.iter().map(|c| (&c.resources, None));
+        main.chain(p.spec.init_containers.iter().map(|c| (&c.resources, c.restart_policy.as_deref())))
+    }
+    a.spec.containers.len() == b.spec.containers.len()
+        && a.spec.init_containers.len() == b.spec.init_containers.len()
+        && a.spec.overhead == b.spec.overhead
+        && inputs(a).eq(inputs(b))
+}
+
+pub(super) fn address(pod: &Pod) -> usize {
+    std::ptr::from_ref(pod) as usize
+}
