@@ -131,15 +131,16 @@ fn build_report(
     Ok(match &cli.command {
         Command::Plan => {
             let replay = engine::replay(snapshot, now);
-            let mut plan = report::plan::plan(&replay, overrides);
+            let mut plan = report::plan::plan(&replay, snapshot, overrides, cli.input.pod_startup.0);
             sort_nodes(&mut plan.nodes, cli.output.sort_by);
             (Report::Plan(plan), EXIT_OK)
         }
         Command::Explain { target } => {
             let name = resolve_node(snapshot, target, cli.kube.namespace.as_deref())?;
             let replay = engine::replay_focused(snapshot, now, Some(&name));
-            let explanation = report::explain::explain(&replay, snapshot, &name, overrides)
-                .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
+            let explanation =
+                report::explain::explain_with_startup(&replay, snapshot, &name, overrides, cli.input.pod_startup.0)
+                    .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
             (Report::Explain(Box::new(explanation)), EXIT_OK)
         }
         Command::Score { target } => {

@@ -127,6 +127,25 @@ pub(crate) struct InputArgs {
     /// `nodepool/P.consolidateAfter=5m`, `budgets=20%`, `pod-deletion-cost=ns/pod=N`.
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
+    /// How long a new pod takes from start to Ready, for workloads whose own pods don't show it
+    /// (the expected downtime of a workload taken to zero ready pods).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "1m")]
+    pub pod_startup: PodStartup,
+}
+
+/// `--pod-startup`: a non-negative duration (`90s`, `2m`, `1m30s`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PodStartup(pub jiff::SignedDuration);
+
+impl FromStr for PodStartup {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.parse::<jiff::SignedDuration>() {
+            Ok(d) if !d.is_negative() => Ok(PodStartup(d)),
+            _ => Err(format!("`{text}` is not a duration (e.g. `45s`, `2m`, `1m30s`)")),
+        }
+    }
 }
 
 /// kubectl's connection and scope flags.

@@ -16,7 +16,8 @@
 //!
 //! Modules depend one way (no cycle): `rules/*` → `view` → `placement` → `context` → `nodes`,
 //! `workloads`, `selector`, `scope`; `fixes` (the proposed commands) and `budget` (the
-//! arithmetic) are leaves the rules and the view share; everything may use the data model
+//! arithmetic) are leaves the rules and the view share; `impact` (what disrupting nodes does to
+//! their workloads, for `explain`, `plan` and the forecast) uses `workloads` and `budget` only; everything may use the data model
 //! (`finding`, `code`, `facts`), which uses nothing else here.
 
 mod budget;
@@ -25,6 +26,7 @@ mod context;
 mod facts;
 mod finding;
 mod fixes;
+pub(crate) mod impact;
 mod nodes;
 mod placement;
 mod rules;

@@ -68,6 +68,7 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
     if !resources.is_empty() {
         out.push_str(&format!("  requested/allocatable: {}\n", resources.join(", ")));
     }
+    out.push_str(&impact_block(e, styles));
     out.push('\n');
     let mut hints = Vec::new();
     for (i, step) in e.steps.iter().enumerate() {
@@ -127,6 +128,19 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
     }
     for u in &e.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
+    }
+    out
+}
+
+/// What disrupting this node does to the workloads on it, whatever the verdict.
+fn impact_block(e: &NodeExplanation, styles: &Styles) -> String {
+    let name = &e.node.name;
+    if e.impact.is_empty() {
+        return format!("  impact if {name} is disrupted: no workload loses pods\n");
+    }
+    let mut out = format!("\nImpact if {name} is disrupted: {}\n", super::impact::summary(&e.impact));
+    for w in &e.impact {
+        out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
     }
     out
 }

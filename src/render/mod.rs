@@ -3,6 +3,8 @@
 
 mod catalogue;
 mod explain;
+mod format;
+mod impact;
 mod pdb_audit;
 mod structured;
 pub(crate) mod styles;

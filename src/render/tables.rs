@@ -60,6 +60,12 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
     let mut out = String::new();
     if !no_headers {
         out.push_str(&round_summary(p, styles));
+        if !p.impact.is_empty() {
+            out.push_str(&format!("Impact of this round: {}\n", super::impact::summary(&p.impact)));
+            for w in &p.impact {
+                out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
+            }
+        }
         out.push('\n');
     }
     let mut headers =

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::impact::ImpactView;
 use super::plan::NodeSummary;
 use super::views::{PodMove, Step, StepKind};
 use crate::engine::{Replay, Verdict};
@@ -22,6 +23,9 @@ pub struct NodeExplanation {
     pub node: NodeSummary,
     pub steps: Vec<Step>,
     pub pods: Vec<PodMove>,
+    /// The workloads that lose pods if this node is disrupted (whatever its verdict), most
+    /// severe first.
+    pub impact: Vec<ImpactView>,
     /// Karpenter's latest Events about the node or its NodeClaim.
     pub events: Vec<EventView>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -42,8 +46,22 @@ pub struct EventView {
     pub disagrees: bool,
 }
 
+/// The start → Ready time assumed for a workload whose pods don't show theirs (`--pod-startup`).
+pub const DEFAULT_POD_STARTUP: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
+
 /// Explains one node (by Node or NodeClaim name); `None` when it is not in the replay.
 pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str, overrides: &[String]) -> Option<NodeExplanation> {
+    explain_with_startup(replay, snapshot, name, overrides, DEFAULT_POD_STARTUP)
+}
+
+/// [`explain`], with the `--pod-startup` default for the expected downtime.
+pub fn explain_with_startup(
+    replay: &Replay,
+    snapshot: &Snapshot,
+    name: &str,
+    overrides: &[String],
+    pod_startup: jiff::SignedDuration,
+) -> Option<NodeExplanation> {
     let n = replay.nodes.iter().find(|n| n.name == name || n.node_claim.as_deref() == Some(name))?;
     let events = events(snapshot, &n.name, n.node_claim.as_deref(), n.verdict);
     let mut steps: Vec<Step> = n.steps.iter().map(Step::from).collect();
@@ -65,6 +83,7 @@ pub fn explain(replay: &Replay, snapshot: &Snapshot, name: &str, overrides: &[St
         node: NodeSummary::from_verdict(n),
         steps,
         pods: n.pods.iter().map(PodMove::from).collect(),
+        impact: super::impact::of(snapshot, &std::iter::once(n.name.clone()).collect(), pod_startup),
         events,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),

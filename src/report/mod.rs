@@ -6,6 +6,7 @@
 
 pub(crate) mod budgets;
 pub mod explain;
+pub(crate) mod impact;
 pub(crate) mod instance_types;
 pub(crate) mod pdb_audit;
 pub(crate) mod plan;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::impact::ImpactView;
 use super::views::{Action, ReplacementView, Verdict};
 use crate::engine::{NodeVerdict, Replay};
 use crate::reason::{Code, Reason};
@@ -19,6 +20,8 @@ pub struct Plan {
     pub method: Option<&'static str>,
     pub commands: Vec<PlanCommand>,
     pub nodes: Vec<NodeSummary>,
+    /// The workloads that lose pods to this round's commands, most severe first.
+    pub impact: Vec<ImpactView>,
     /// Findings about the snapshot itself (kinds that could not be read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uncertain: Vec<Reason>,
@@ -88,7 +91,14 @@ impl NodeSummary {
 }
 
 /// Projects the replay into a plan.
-pub(crate) fn plan(replay: &Replay, overrides: &[String]) -> Plan {
+pub(crate) fn plan(
+    replay: &Replay,
+    snapshot: &crate::snapshot::Snapshot,
+    overrides: &[String],
+    pod_startup: jiff::SignedDuration,
+) -> Plan {
+    let disrupted: std::collections::BTreeSet<String> =
+        replay.commands.iter().flat_map(|c| c.candidates.iter().cloned()).collect();
     Plan {
         api_version: super::API_VERSION,
         kind: "Plan",
@@ -107,6 +117,7 @@ pub(crate) fn plan(replay: &Replay, overrides: &[String]) -> Plan {
             })
             .collect(),
         nodes: replay.nodes.iter().map(NodeSummary::from_verdict).collect(),
+        impact: super::impact::of(snapshot, &disrupted, pod_startup),
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
     }

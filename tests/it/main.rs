@@ -5,6 +5,7 @@
 //! - `completion`: kubectl's completion protocol, live names, the bash/zsh/fish scripts.
 //! - `krew`: the krew manifest `scripts/krew-local.sh` renders, against krew's rules.
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
+//! - `impact`: what `explain` and `plan` say disrupting nodes costs the workloads.
 //! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
 //! - `live`: live mode over real HTTP against the fake API server in `support`.
 //! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
@@ -21,6 +22,7 @@ mod cli;
 mod completion;
 mod fuzz_regressions;
 mod golden;
+mod impact;
 #[cfg(unix)]
 mod krew;
 mod layering;

@@ -1,0 +1,130 @@
+//! What `explain` and `plan` say a disruption costs the workloads (issue 16's "done means"): on
+//! the demo, app-b and app-c are single replicas behind `maxUnavailable: 1`, so consolidating
+//! node-x takes both to zero ready pods. The eviction API lets a pod go while the PDB's
+//! `status.disruptionsAllowed > 0` (kubernetes `pkg/registry/core/pod/storage/eviction.go`
+//! `checkAndDecrement`), and the controller only recreates a pod after its eviction
+//! (kubernetes `pkg/controller/replicaset/replica_set.go` `manageReplicas`), so the workload has no
+//! ready pod until the new one is Ready.
+
+use predicates::str::contains;
+use serde_json::Value;
+
+use crate::support::{bin, root};
+
+fn json(args: &[&str]) -> Value {
+    let out = bin().args(args).output().expect("the binary runs");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn zero_ready(impact: &Value) -> Vec<(String, String, i64)> {
+    impact
+        .as_array()
+        .expect("impact is a list")
+        .iter()
+        .filter(|w| w["zeroReady"] == true)
+        .map(|w| {
+            (
+                w["workload"].as_str().unwrap().to_owned(),
+                w["pdb"].as_str().unwrap_or("-").to_owned(),
+                w["downtimeSeconds"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn demo_expectation() -> Vec<(String, String, i64)> {
+    vec![
+        ("Deployment/tenant-a/app-b".into(), "tenant-a/app-b".into(), 60),
+        ("Deployment/tenant-a/app-c".into(), "tenant-a/app-c".into(), 60),
+    ]
+}
+
+#[test]
+fn explain_says_app_b_and_app_c_go_to_zero_with_the_pdb_that_allows_it() {
+    let doc = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
+    assert_eq!(zero_ready(&doc["impact"]), demo_expectation());
+    let b = &doc["impact"][0];
+    assert_eq!(
+        (b["replicas"].as_i64(), b["losing"].as_u64(), b["readyElsewhere"].as_u64()),
+        (Some(1), Some(1), Some(0))
+    );
+    assert_eq!(b["pdbRule"], "maxUnavailable: 1");
+    assert_eq!(b["severity"], "critical", "as pdb-audit's SingleReplicaEvictable");
+    assert_eq!(b["startupSource"], "default");
+    bin()
+        .args(["--demo", "explain", "node/node-x"])
+        .assert()
+        .success()
+        .stdout(contains("Deployment/tenant-a/app-b"))
+        .stdout(contains("0 ready left"))
+        .stdout(contains("PDB tenant-a/app-b (maxUnavailable: 1) allows 1 now: lets the last ready replica go"))
+        .stdout(contains("down ~1m (--pod-startup default"));
+}
+
+#[test]
+fn plan_says_the_round_takes_app_b_and_app_c_to_zero() {
+    let doc = json(&["--demo", "plan", "-o", "json"]);
+    assert_eq!(zero_ready(&doc["impact"]), demo_expectation());
+    bin()
+        .args(["--demo", "plan"])
+        .assert()
+        .success()
+        .stdout(contains("2 go to zero ready pods"))
+        .stdout(contains("Deployment/tenant-a/app-c"));
+}
+
+#[test]
+fn a_node_nobody_disrupts_still_shows_what_disrupting_it_would_do() {
+    let doc = json(&["--demo", "explain", "node/node-0", "-o", "json"]);
+    let impact = doc["impact"].as_array().unwrap();
+    assert_eq!(impact.len(), 1);
+    assert_eq!(impact[0]["workload"], "Deployment/tenant-a/batch-0");
+    assert_eq!(impact[0]["pdb"], Value::Null);
+    assert_eq!(impact[0]["zeroReady"], true, "one replica and no PDB: nothing holds it");
+    let plan = json(&["--demo", "plan", "-o", "json"]);
+    assert!(
+        plan["impact"].as_array().unwrap().iter().all(|w| w["nodes"] == serde_json::json!(["node-x"])),
+        "plan counts only the nodes this round disrupts"
+    );
+}
+
+#[test]
+fn pod_startup_sets_the_default_and_is_validated() {
+    let doc = json(&["--demo", "--pod-startup", "90s", "explain", "node/node-x", "-o", "json"]);
+    assert_eq!(doc["impact"][0]["downtimeSeconds"], 90);
+    bin()
+        .args(["--demo", "--pod-startup", "1m30s", "explain", "node/node-x"])
+        .assert()
+        .success()
+        .stdout(contains("down ~1m 30s"));
+    for bad in ["--pod-startup=soon", "--pod-startup=-5s"] {
+        bin().args(["--demo", bad, "plan"]).assert().code(2).stderr(contains("is not a duration"));
+    }
+}
+
+/// The workload's own pods show start → Ready: that figure wins over the default, and says so.
+#[test]
+fn observed_start_to_ready_is_used_when_the_pods_show_it() {
+    let demo = std::fs::read_to_string(root().join("src/source/demo.yaml")).expect("demo snapshot");
+    let marker = "    nodeName: node-x\n  status:\n    phase: Running\n    conditions:\n    - type: Ready\n      status: 'True'\n";
+    assert!(demo.contains(marker), "the demo's node-x pods look as this test expects");
+    let observed = "    nodeName: node-x\n  status:\n    phase: Running\n    startTime: '2026-11-29T08:00:00Z'\n    conditions:\n    - type: Ready\n      status: 'True'\n      lastTransitionTime: '2026-11-29T08:02:05Z'\n";
+    let edited = demo.replace(marker, observed);
+    let out = bin()
+        .args(["--snapshot", "-", "explain", "node/node-x", "-o", "json"])
+        .write_stdin(edited.clone())
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["impact"][0]["startupSource"], "observed");
+    assert_eq!(doc["impact"][0]["startupObservedPods"], 1);
+    assert_eq!(doc["impact"][0]["downtimeSeconds"], 125);
+    bin()
+        .args(["--snapshot", "-", "explain", "node/node-x"])
+        .write_stdin(edited)
+        .assert()
+        .success()
+        .stdout(contains("down ~2m 5s (start → Ready of its 1 running pod(s))"));
+}
