@@ -43,6 +43,10 @@ struct Args {
     /// Percentage of NodeClaims with Drifted=True.
     #[arg(long, default_value_t = 1.0)]
     drifted_pct: f64,
+    /// Drop every PersistentVolumeClaim, PersistentVolume and pod volume: the same cluster
+    /// without claims, to time volume handling against (`plan` on both).
+    #[arg(long)]
+    no_pvcs: bool,
     /// Output file, `-` for stdout.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
@@ -57,7 +61,14 @@ fn main() -> ExitCode {
     params.empty_pct = args.empty_pct;
     params.drifted_pct = args.drifted_pct;
     let started = Instant::now();
-    let synth = gen::generate(&params);
+    let mut synth = gen::generate(&params);
+    if args.no_pvcs {
+        synth.snapshot.pvcs.clear();
+        synth.snapshot.pvs.clear();
+        for pod in &mut synth.snapshot.pods {
+            pod.spec.volumes.clear();
+        }
+    }
     let generated = started.elapsed();
     let written = if args.output.as_os_str() == "-" {
         gen::write_json(&synth.snapshot, io::stdout().lock())

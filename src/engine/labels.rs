@@ -15,6 +15,34 @@ pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 pub const DISRUPTED_TAINT: &str = "karpenter.sh/disrupted";
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// Legacy label keys and the stable keys they stand for.
+///
+/// Mirrors karpenter `pkg/apis/v1/labels.go` `NormalizedLabels`: every requirement built from a
+/// pod, a NodePool or a node label goes through `requirement.go NewRequirementWithFlexibility`,
+/// which rewrites these keys first, so `failure-domain.beta.kubernetes.io/zone In [a]` and
+/// `topology.kubernetes.io/zone In [a]` are one requirement.
+const NORMALIZED_LABELS: [(&str, &str); 5] = [
+    ("failure-domain.beta.kubernetes.io/zone", ZONE),
+    ("beta.kubernetes.io/arch", "kubernetes.io/arch"),
+    ("beta.kubernetes.io/os", "kubernetes.io/os"),
+    ("beta.kubernetes.io/instance-type", INSTANCE_TYPE),
+    ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"),
+];
+
+/// The stable key for a legacy one (`NormalizedLabels`), else the key itself.
+pub fn normalized(key: &str) -> &str {
+    NORMALIZED_LABELS.iter().find(|(legacy, _)| *legacy == key).map_or(key, |(_, stable)| stable)
+}
+
+/// A node's value for a (stable) key: its own label, else a legacy label that normalises to it
+/// (`NewLabelRequirements` normalises a node's labels as it does a pod's).
+pub fn label_value<'l>(labels: &'l StringMap, key: &str) -> Option<&'l str> {
+    labels.get(key).map(String::as_str).or_else(|| {
+        let legacy = NORMALIZED_LABELS.iter().find(|(_, stable)| *stable == key)?.0;
+        labels.get(legacy).map(String::as_str)
+    })
+}
+
 /// Whether `selector` selects `labels`. An absent selector selects nothing; an empty one
 /// selects everything (policy/v1 semantics).
 pub fn selector_matches(selector: Option<&LabelSelector>, labels: &StringMap) -> bool {
@@ -39,7 +67,26 @@ pub fn selector_matches(selector: Option<&LabelSelector>, labels: &StringMap) ->
 
 #[cfg(test)]
 mod tests {
-    use super::selector_matches;
+    use super::{normalized, selector_matches};
+
+    #[test]
+    fn a_node_with_only_the_legacy_label_has_the_stable_one() {
+        let node = labels(&[("failure-domain.beta.kubernetes.io/zone", "a")]);
+        assert_eq!(super::label_value(&node, "topology.kubernetes.io/zone"), Some("a"));
+        assert_eq!(super::label_value(&node, "kubernetes.io/arch"), None);
+    }
+
+    #[test]
+    fn legacy_keys_normalise_as_upstream_normalized_labels() {
+        // pkg/apis/v1/labels.go NormalizedLabels: the five beta keys and nothing else.
+        assert_eq!(normalized("failure-domain.beta.kubernetes.io/zone"), "topology.kubernetes.io/zone");
+        assert_eq!(normalized("failure-domain.beta.kubernetes.io/region"), "topology.kubernetes.io/region");
+        assert_eq!(normalized("beta.kubernetes.io/arch"), "kubernetes.io/arch");
+        assert_eq!(normalized("beta.kubernetes.io/os"), "kubernetes.io/os");
+        assert_eq!(normalized("beta.kubernetes.io/instance-type"), "node.kubernetes.io/instance-type");
+        assert_eq!(normalized("topology.kubernetes.io/zone"), "topology.kubernetes.io/zone");
+        assert_eq!(normalized("example.com/zone"), "example.com/zone");
+    }
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
     fn labels(pairs: &[(&str, &str)]) -> crate::snapshot::StringMap {

@@ -26,7 +26,6 @@ pub(crate) mod scoring;
 pub(crate) mod setup;
 pub(crate) mod state;
 pub(crate) mod verdict;
-pub(crate) mod volumes;
 
 pub use controller::{replay, replay_focused, CommandView, Replay};
 pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -157,6 +157,8 @@ pub struct Cluster<'a> {
     pub instance_types: BTreeMap<&'a str, &'a InstanceType>,
     /// Pods not bound to any node.
     pub unbound_pods: Vec<&'a Pod>,
+    /// Claims, volumes and classes by name, for volume topology and attach limits.
+    pub volumes: super::scheduling::volume_topology::VolumeIndex<'a>,
 }
 
 impl<'a> Cluster<'a> {
@@ -205,6 +207,7 @@ impl<'a> Cluster<'a> {
             pools: snapshot.node_pools.iter().map(|p| (p.metadata.name.as_str(), p)).collect(),
             instance_types: default_variants(&snapshot.instance_types),
             unbound_pods: Vec::new(),
+            volumes: super::scheduling::volume_topology::VolumeIndex::new(snapshot),
         };
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, n) in cluster.nodes.iter().enumerate() {

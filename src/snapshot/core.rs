@@ -170,13 +170,31 @@ pub struct EnvVar {
     pub value: Option<String>,
 }
 
-/// A pod volume; only claims matter to the simulation (zones of bound volumes).
+/// A pod volume; only claims matter to the simulation (zones of bound volumes, attach limits).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Volume {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub persistent_volume_claim: Option<ClaimRef>,
+    /// A generic ephemeral volume: its claim is `<pod>-<volume>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<EphemeralVolume>,
+}
+
+/// `v1 EphemeralVolumeSource`: only the claim template's class matters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EphemeralVolume {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume_claim_template: Option<ClaimTemplate>,
+}
+
+/// `v1 PersistentVolumeClaimTemplate`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ClaimTemplate {
+    pub spec: super::storage::PvcSpec,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

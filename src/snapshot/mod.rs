@@ -21,8 +21,9 @@ mod workloads;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
-    ClaimRef, Container, ContainerPort, ContainerResources, EnvVar, Event, InvolvedObject, Node, NodeSpec, NodeStatus,
-    PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus, ResourceList, Resources, Volume,
+    ClaimRef, ClaimTemplate, Container, ContainerPort, ContainerResources, EnvVar, EphemeralVolume, Event,
+    InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus,
+    ResourceList, Resources, Volume,
 };
 pub use decode::{DecodeError, Document};
 pub use karpenter::{

@@ -102,6 +102,19 @@ pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     (out, Replacements(r.names))
 }
 
+/// `(namespace, <pod>-<volume>)` → `(pod, volume)` for every generic ephemeral volume: the
+/// claims the ephemeral controller names after their pod.
+fn ephemeral_claims(pods: &[super::Pod]) -> HashMap<(String, String), (String, String)> {
+    let mut out = HashMap::new();
+    for pod in pods {
+        for volume in pod.spec.volumes.iter().filter(|v| v.ephemeral.is_some()) {
+            let claim = format!("{}-{}", pod.metadata.name, volume.name);
+            out.insert((pod.metadata.namespace().to_owned(), claim), (pod.metadata.name.clone(), volume.name.clone()));
+        }
+    }
+    out
+}
+
 /// The replacement table, filled as objects are visited.
 #[derive(Default)]
 struct Redactor {
@@ -374,6 +387,10 @@ impl Redactor {
             if let Some(claim) = &mut volume.persistent_volume_claim {
                 claim.claim_name = self.name("pvc", &claim.claim_name);
             }
+            let template = volume.ephemeral.as_mut().and_then(|e| e.volume_claim_template.as_mut());
+            if let Some(class) = template.and_then(|t| t.spec.storage_class_name.as_mut()) {
+                *class = self.name("sc", class);
+            }
         }
         for claim in &mut spec.resource_claims {
             self.value(claim);
@@ -525,6 +542,7 @@ impl Redactor {
                 *class = self.name("nodeclass", class);
             }
         }
+        let ephemeral = ephemeral_claims(&s.pods);
         s.pods.iter_mut().for_each(|p| self.pod(p));
         for pdb in &mut s.pdbs {
             self.meta("pdb", &mut pdb.metadata);
@@ -542,7 +560,12 @@ impl Redactor {
             target.name = self.name(kind_category(&target.kind), &target.name);
         }
         for pvc in &mut s.pvcs {
+            let owner = ephemeral.get(&(pvc.metadata.namespace().to_owned(), pvc.metadata.name.clone())).cloned();
             self.meta("pvc", &mut pvc.metadata);
+            // A generic ephemeral volume's claim is `<pod>-<volume>`: keep it named after both.
+            if let Some((pod, volume)) = owner {
+                pvc.metadata.name = format!("{}-{}", self.name("pod", &pod), self.name("vol", &volume));
+            }
             if let Some(volume) = &mut pvc.spec.volume_name {
                 *volume = self.name("pv", volume);
             }

@@ -200,6 +200,7 @@ pub(super) fn materialise(
             spec.volumes.push(Volume {
                 name: "data".into(),
                 persistent_volume_claim: Some(ClaimRef { claim_name: claim.clone() }),
+                ephemeral: None,
             });
             out.pvcs.push(PersistentVolumeClaim {
                 metadata: ObjectMeta {

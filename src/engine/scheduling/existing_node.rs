@@ -34,6 +34,8 @@ pub struct BaseNode<'a> {
     pub capacity: Resources,
     /// The label `kubernetes.io/hostname`, else the node's name.
     pub hostname: String,
+    /// CSI attach limits and the claims held, when its CSINode sets a limit.
+    pub(crate) volume_usage: Option<super::volume_usage::VolumeUsage>,
 }
 
 impl<'a> BaseNode<'a> {
@@ -41,7 +43,7 @@ impl<'a> BaseNode<'a> {
     pub fn label(&self, key: &str) -> Option<&str> {
         match key {
             HOSTNAME => Some(&self.hostname),
-            _ => self.labels.get(key).map(String::as_str),
+            _ => crate::engine::labels::label_value(self.labels, key),
         }
     }
 
@@ -84,6 +86,11 @@ impl Simulation<'_, '_, '_> {
         if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints, !strict) {
             return Err(taints::message(taint));
         }
+        if let Some(usage) = node.volume_usage.as_ref().filter(|_| super::volume_topology::has_claims(pod)) {
+            if let Some(e) = usage.exceeds_limits(placed.map(|p| &p.volumes), &self.pod_volumes(pod)) {
+                return Err(e);
+            }
+        }
         let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
         if host_port_conflict(pod, ports_taken) {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
@@ -104,6 +111,11 @@ impl Simulation<'_, '_, '_> {
             rules.admit_existing(&|key: &str| self.world.node_domain(i, key)).map_err(str::to_owned)?;
         }
         Ok(())
+    }
+
+    /// The pod's claims per CSI driver (`volumeusage.go GetVolumes`).
+    pub(super) fn pod_volumes(&self, pod: &Pod) -> super::volume_usage::Volumes {
+        super::volume_usage::pod_volumes(pod, &self.world.cluster.volumes)
     }
 
     /// What is left of a resource on an existing node.
@@ -166,6 +178,11 @@ pub(super) fn base_node<'a>(
     }
     let pool = cluster.pool_of(node);
     let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
+    let volume_usage = super::volume_usage::VolumeUsage::new(
+        cluster.volumes.csi_node(&node.name),
+        pods.iter().copied(),
+        &cluster.volumes,
+    );
     BaseNode {
         name: node.name.clone(),
         labels: node.labels(),
@@ -180,6 +197,7 @@ pub(super) fn base_node<'a>(
             .zip(node.claim)
             .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
         capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
+        volume_usage,
         hostname,
     }
 }

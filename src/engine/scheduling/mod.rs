@@ -10,8 +10,7 @@
 //! Pods are queued by CPU then memory (descending), and each goes to the first existing node
 //! that takes it (initialized first, then by name), else to a NodeClaim this simulation already
 //! opened (fewest pods first), else to a new NodeClaim from the first NodePool (by weight) whose
-//! template and instance types fit. Preferences are hard until relaxed. Not replayed: CSI
-//! volume limits, DRA, reserved-offering pinning, the scheduler's own minValues check
+//! template and instance types fit. Preferences are hard until relaxed. Not replayed: DRA, reserved-offering pinning, the scheduler's own minValues check
 //! (`NodeClaim.CanAdd`; the disruption side re-checks them, see `engine::min_values`), and
 //! the one-at-a-time order of preference relaxation (all preferences are dropped at once).
 //!
@@ -34,6 +33,10 @@ mod results;
 mod scheduler;
 pub(crate) mod taints;
 pub(crate) mod topology;
+pub(crate) mod topology_group;
+pub(crate) mod topology_node_filter;
+pub(crate) mod volume_topology;
+pub(crate) mod volume_usage;
 pub(crate) mod world;
 
 pub use self::instance_types::{

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::instance_types::{instance_type_compatible, sort_by_cheapest};
 use super::node_claim::is_well_known;
-use super::pod_data::node_requirements;
+use super::pod_data::pod_requirements;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::world::World;
@@ -118,8 +118,7 @@ fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints
             continue;
         }
         let fake = Pod { spec: spec.clone(), ..Pod::default() };
-        let fits =
-            node_requirements(&fake, false, cluster).iter().any(|r| labels.compatible(r, &is_well_known).is_ok());
+        let fits = pod_requirements(&fake, false).iter().any(|r| labels.compatible(r, &is_well_known).is_ok());
         if fits {
             pod::add(&mut out, &pod::requests(&fake));
         }

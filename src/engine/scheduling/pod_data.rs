@@ -21,12 +21,20 @@ pub(crate) fn is_provisionable(pod: &Pod) -> bool {
 }
 
 /// The pod's node requirements: nodeSelector + each required affinity term (alternatives),
-/// plus the heaviest preferred term while `strict`, plus the zones of its bound volumes.
-pub(crate) fn node_requirements(pod: &Pod, strict: bool, cluster: &Cluster<'_>) -> Vec<Requirements> {
-    let mut base = Requirements::from_labels(&pod.spec.node_selector);
-    if !pod.spec.volumes.is_empty() {
-        base.add_all(&crate::engine::volumes::volume_requirements(pod, cluster.snapshot));
+/// plus the heaviest preferred term while `strict`, each met with every alternative of its
+/// volumes' topology (`volume_topology.rs`).
+pub(crate) fn node_requirements<'a>(pod: &'a Pod, strict: bool, cluster: &Cluster<'a>) -> Vec<Requirements> {
+    let own = pod_requirements(pod, strict);
+    if pod.spec.volumes.is_empty() {
+        return own;
     }
+    super::volume_topology::with_volumes(own, &cluster.volumes.alternatives(pod))
+}
+
+/// The pod's own node requirements (no volumes): what topology spread's node filter and pod
+/// domains read, and what a DaemonSet pod's overhead is matched by.
+pub(crate) fn pod_requirements(pod: &Pod, strict: bool) -> Vec<Requirements> {
+    let mut base = Requirements::from_labels(&pod.spec.node_selector);
     let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
     if strict {
         if let Some(preferred) = node_affinity

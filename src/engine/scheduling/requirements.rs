@@ -2,12 +2,16 @@
 //! requirements, as sets that can be intersected and tested for compatibility.
 //!
 //! Mirrors karpenter `pkg/scheduling/requirements.go` (`Requirements.Compatible`, `Intersects`)
-//! and `requirement.go`; the error wording follows kube-scheduler's NodeAffinity filter.
+//! and `requirement.go`; the error wording follows kube-scheduler's NodeAffinity filter. Every
+//! key is normalised first (`requirement.go NewRequirementWithFlexibility` reads
+//! `pkg/apis/v1/labels.go NormalizedLabels`), so a legacy beta key and its stable twin are one
+//! requirement, and `Gte`/`Lte` (core v1.9+) are kept as inclusive bounds.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::NodeSelectorRequirement as K8sRequirement;
 
+use crate::engine::labels::normalized;
 use crate::snapshot::{NodeSelectorRequirement, StringMap};
 
 /// One key's allowed values: `In` a set, or (`complement`) anything but a set.
@@ -126,7 +130,11 @@ pub struct Requirements(pub BTreeMap<String, Requirement>);
 impl Requirements {
     /// Every label as `key In [value]`.
     pub fn from_labels(labels: &StringMap) -> Self {
-        Requirements(labels.iter().map(|(k, v)| (k.clone(), Requirement::in_values([v.clone()]))).collect())
+        let mut out = Requirements::default();
+        for (k, v) in labels {
+            out.add(k, &Requirement::in_values([v.clone()]));
+        }
+        out
     }
 
     /// NodePool / NodeClaim requirements (`minValues` is kept by the caller).
@@ -152,8 +160,9 @@ impl Requirements {
         out
     }
 
-    /// Intersects `req` into the key.
+    /// Intersects `req` into the key (a legacy key into its stable twin).
     pub fn add(&mut self, key: &str, req: &Requirement) {
+        let key = normalized(key);
         let merged = match self.0.get(key) {
             Some(existing) => existing.intersect(req),
             None => req.clone(),
@@ -210,11 +219,21 @@ impl Requirements {
 
 fn describe(r: &Requirement) -> String {
     let values: Vec<&str> = r.values.iter().map(String::as_str).collect();
-    if r.complement {
+    let mut text = if r.complement && values.is_empty() {
+        "Exists".to_owned()
+    } else if r.complement {
         format!("NotIn [{}]", values.join(","))
     } else {
         format!("In [{}]", values.join(","))
+    };
+    // Bounds are held strict; `requirement.go` prints them as the inclusive `>=`/`<=` it keeps.
+    if let Some(g) = r.greater_than {
+        text.push_str(&format!(" >={}", i128::from(g) + 1));
     }
+    if let Some(l) = r.less_than {
+        text.push_str(&format!(" <={}", i128::from(l) - 1));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -308,6 +327,37 @@ mod tests {
                 assert_eq!(admitted, expected, "{want:?} on {node:?}");
             }
         }
+    }
+
+    #[test]
+    fn legacy_keys_are_one_requirement_with_their_stable_twin() {
+        // requirement.go NewRequirementWithFlexibility normalises through NormalizedLabels.
+        let node = labels(&[("failure-domain.beta.kubernetes.io/zone", "a"), ("beta.kubernetes.io/arch", "arm64")]);
+        assert!(node.get("topology.kubernetes.io/zone").is_some_and(|r| r.allows("a")));
+        assert!(node.get("failure-domain.beta.kubernetes.io/zone").is_none());
+        let mut pod = Requirements::default();
+        pod.add("topology.kubernetes.io/zone", &Requirement::in_values(["a"]));
+        pod.add("kubernetes.io/arch", &Requirement::in_values(["amd64"]));
+        let err = node.compatible(&pod, &no_undefined).expect_err("arch differs");
+        assert!(err.contains("kubernetes.io/arch"), "{err}");
+    }
+
+    #[test]
+    fn gte_lte_survive_intersection_and_show_in_messages() {
+        let reqs = |op: &str, v: &str| {
+            Requirements::from_karpenter(&[NodeSelectorRequirement {
+                key: "cpu".into(),
+                operator: op.into(),
+                values: vec![v.into()],
+                min_values: None,
+            }])
+        };
+        let mut both = reqs("Gte", "4");
+        both.add_all(&reqs("Lte", "8"));
+        let cpu = both.get("cpu").expect("cpu");
+        assert!(cpu.allows("4") && cpu.allows("8") && !cpu.allows("9") && !cpu.allows("3"));
+        let err = labels(&[("cpu", "2")]).compatible(&both, &no_undefined).expect_err("2 < 4");
+        assert!(err.contains(">=4") && err.contains("<=8"), "{err}");
     }
 
     #[test]

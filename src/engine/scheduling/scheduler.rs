@@ -50,6 +50,8 @@ const ERRORS_LISTED: usize = 5;
 pub(super) struct Placed {
     pub(super) used: Resources,
     pub(super) host_ports: Vec<HostPort>,
+    /// Claims of the pods placed, on nodes with attach limits.
+    pub(super) volumes: super::volume_usage::Volumes,
 }
 
 pub(super) struct Simulation<'w, 'c, 'a> {
@@ -246,9 +248,13 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
             if self.can_add_existing(i, pod, &requests, &fit.requirements, &rules, strict).is_ok() {
                 let shown = self.options.detail.then(|| self.fit_text(i, &requests));
+                let volumes = world.nodes[i].volume_usage.as_ref().map(|_| self.pod_volumes(pod));
                 let placed = self.placed.entry(i).or_default();
                 pod::add(&mut placed.used, &requests);
                 placed.host_ports.extend(host_ports(pod));
+                if let Some(volumes) = volumes {
+                    super::volume_usage::union_into(&mut placed.volumes, &volumes);
+                }
                 self.land(Landing::Node(i), pod);
                 return Ok(Placement::Existing(i, shown));
             }
@@ -375,12 +381,19 @@ impl View for Simulation<'_, '_, '_> {
             }
         };
         for (i, _) in self.gone.matching(filter) {
-            if let Some(domain) = self.world.node_domain(i, key) {
+            if let Some(domain) = self.world.node_domain(i, key).filter(|_| self.world.counts_on(i, filter)) {
                 add(domain, -1);
             }
         }
         for (at, _) in self.landed.matching(filter) {
-            if let Some(domain) = self.landing_domain(at, key) {
+            let counted = match at {
+                Landing::Node(i) => self.world.counts_on(i, filter),
+                Landing::Claim(c) => {
+                    let claim = &self.claims[c];
+                    filter.counts_on_claim(&claim.labels, &claim.template.taints, &super::node_claim::is_well_known)
+                }
+            };
+            if let Some(domain) = self.landing_domain(at, key).filter(|_| counted) {
                 add(&domain, 1);
             }
         }
@@ -390,6 +403,10 @@ impl View for Simulation<'_, '_, '_> {
 
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
         self.world.universe(key)
+    }
+
+    fn spread_domains(&self, key: &str, filter: &PodFilter) -> Rc<BTreeSet<String>> {
+        self.world.spread_domains(key, filter)
     }
 
     fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>> {

@@ -1,12 +1,24 @@
 //! Topology: pod topology spread constraints and inter-pod (anti-)affinity, checked against the
 //! pods that stay where they are plus the pods the simulation has placed so far.
 //!
-//! Mirrors karpenter `pkg/controllers/provisioning/scheduling/topology.go` /
-//! `topologygroup.go` and kube-scheduler's PodTopologySpread and InterPodAffinity filters
-//! (their error wording). Counting ignores terminal and terminating pods and every pod being
-//! moved in this simulation until it is placed. Approximations: spread domains are every value
-//! the cluster and the NodePools offer (`nodeAffinityPolicy`/`nodeTaintsPolicy` do not narrow
-//! them), and a new NodeClaim whose domain is still open does not count toward any domain.
+//! Mirrors karpenter `pkg/controllers/provisioning/scheduling/topology.go` (`AddRequirements`,
+//! `Record`, `countDomains`, `newForTopologies`, `buildDomainGroups`) and kube-scheduler's
+//! PodTopologySpread and InterPodAffinity filters (their error wording). Each rule is judged in
+//! `topology_group.rs`; which nodes a spread counts is `topology_node_filter.rs`.
+//!
+//! - Counting ignores terminal and terminating pods and every pod being moved in this
+//!   simulation until it is placed; a spread counts only pods on nodes (and NodeClaims) its
+//!   node filter passes.
+//! - A spread's domains are those the NodePools can launch (`buildDomainGroups`: each pool's
+//!   requirements met with its instance types; with `nodeTaintsPolicy: Honor` only pools whose
+//!   taints the pod tolerates) plus the values of existing nodes its node filter passes
+//!   (`countDomains`); empty ones count as 0.
+//! - `matchLabelKeys` add the pod's own values to the selector (`newForTopologies`).
+//!
+//! Approximations: a pod on a new NodeClaim counts toward a domain only once the claim has
+//! narrowed to one value of the key (upstream records anti-affinity over every value the claim
+//! may still take); the pod's domains are read from its nodeSelector and every required
+//! node-affinity term (upstream reads the term it is currently trying).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -14,16 +26,24 @@ use std::rc::Rc;
 use k8s_openapi::api::core::v1::{PodAffinityTerm, TopologySpreadConstraint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
-use super::requirements::Requirement;
+use super::requirements::{Requirement, Requirements};
+use super::topology_group::{domain_min_count, Allowed, PodDomains, Rule};
+use super::topology_node_filter::{required_requirements, TopologyNodeFilter};
 use crate::engine::labels::{selector_matches, HOSTNAME};
-use crate::snapshot::Pod;
+use crate::snapshot::{Pod, Taint};
 
-/// Which pods a spread constraint or an affinity term counts.
+/// Which pods a spread constraint or an affinity term counts, and (spreads only) on which
+/// nodes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodFilter {
     /// `None`: every namespace.
     pub namespaces: Option<BTreeSet<String>>,
     pub selector: Option<LabelSelector>,
+    /// A spread's node filter; `None` (affinity terms, or a filter passing every node): every
+    /// node counts.
+    nodes: Option<Rc<TopologyNodeFilter>>,
+    /// The node filter's own key (domains depend on it, not on the pods selected).
+    nodes_id: String,
     /// A stable key for memoising counts, computed once.
     id: String,
 }
@@ -31,7 +51,48 @@ pub struct PodFilter {
 impl PodFilter {
     pub fn new(namespaces: Option<BTreeSet<String>>, selector: Option<LabelSelector>) -> Self {
         let id = format!("{namespaces:?}|{}", serde_json::to_string(&selector).unwrap_or_default());
-        PodFilter { namespaces, selector, id }
+        PodFilter { namespaces, selector, nodes: None, nodes_id: String::new(), id }
+    }
+
+    /// The same pods, counted only on the nodes `filter` passes.
+    fn on_nodes(mut self, filter: TopologyNodeFilter) -> Self {
+        if !filter.passes_all() {
+            self.nodes_id = filter.id();
+            self.id = format!("{}|{}", self.id, self.nodes_id);
+            self.nodes = Some(Rc::new(filter));
+        }
+        self
+    }
+
+    /// Whether a pod on an existing node (read through its labels and taints) counts.
+    pub(crate) fn counts_on_node<'l>(&self, label: &dyn Fn(&str) -> Option<&'l str>, taints: &[Taint]) -> bool {
+        self.nodes.as_ref().is_none_or(|f| f.matches_node(label, taints))
+    }
+
+    /// Whether a pod on a NodeClaim being built counts (`TopologyGroup.Counts`).
+    pub(crate) fn counts_on_claim(
+        &self,
+        claim: &Requirements,
+        taints: &[Taint],
+        undefined_ok: &dyn Fn(&str) -> bool,
+    ) -> bool {
+        self.nodes.as_ref().is_none_or(|f| f.matches_claim(claim, taints, undefined_ok))
+    }
+
+    /// Whether the NodePool domains of a template with these taints register
+    /// (`TopologyDomainGroup.ForEachDomain`).
+    pub(crate) fn tolerates_template(&self, taints: &[Taint]) -> bool {
+        self.nodes.as_ref().is_none_or(|f| f.tolerates(taints))
+    }
+
+    /// Whether a count on this filter depends on nodes (not only pods).
+    pub(crate) fn has_node_filter(&self) -> bool {
+        self.nodes.is_some()
+    }
+
+    /// The node filter's key, empty without one: what a spread's domains depend on.
+    pub(crate) fn node_filter_key(&self) -> &str {
+        &self.nodes_id
     }
 
     pub fn matches(&self, pod: &Pod) -> bool {
@@ -71,6 +132,10 @@ pub(crate) trait View {
     fn counts(&self, key: &str, filter: &PodFilter) -> Counts;
     /// Every value `key` can take.
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>>;
+    /// A spread's registered domains of `key`: what the NodePools can launch (those whose
+    /// taints `filter` accepts) and the values of existing nodes `filter` passes
+    /// (`buildDomainGroups`, `countDomains`).
+    fn spread_domains(&self, key: &str, filter: &PodFilter) -> Rc<BTreeSet<String>>;
     /// For every staying or placed pod whose required anti-affinity selects `pod`: the
     /// topology key and the domains it forbids.
     fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>>;
@@ -83,7 +148,10 @@ pub(crate) type Narrowing = Vec<(String, Requirement)>;
 /// changes about the pod, computed once per replay.
 #[derive(Debug, Default)]
 pub struct PodTerms {
-    spreads: Vec<(TopologySpreadConstraint, PodFilter)>,
+    /// Each spread with the pods it counts and whether it selects the pod itself.
+    spreads: Vec<(TopologySpreadConstraint, PodFilter, bool)>,
+    /// The pod's own requirements (`podDomains`).
+    pod_domains: Option<PodDomains>,
     /// `(topology key, selected pods, required)` per anti-affinity and affinity term.
     anti: Vec<(String, PodFilter, bool)>,
     affinity: Vec<(String, PodFilter, bool)>,
@@ -102,7 +170,10 @@ impl PodTerms {
                     Some([pod.metadata.namespace().to_owned()].into()),
                     with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
                 );
-                (c.clone(), filter)
+                let self_selecting = filter.matches(pod);
+                let nodes =
+                    TopologyNodeFilter::new(pod, c.node_taints_policy.as_deref(), c.node_affinity_policy.as_deref());
+                (c.clone(), filter.on_nodes(nodes), self_selecting)
             })
             .collect();
         let affinity = pod.spec.affinity.as_ref();
@@ -120,7 +191,8 @@ impl PodTerms {
         );
         let required_anti =
             anti.iter().filter(|(_, _, required)| *required).map(|(key, f, _)| (key.clone(), f.clone())).collect();
-        PodTerms { spreads, anti, affinity, required_anti }
+        let pod_domains = Some(PodDomains { alternatives: Rc::new(required_requirements(pod)) });
+        PodTerms { spreads, pod_domains, anti, affinity, required_anti }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -137,45 +209,6 @@ fn terms(
     let required = required.into_iter().flatten().map(|t| (t, true));
     let preferred = preferred.into_iter().flatten().map(|w| (&w.pod_affinity_term, false));
     required.chain(preferred).map(|(t, r)| (t.topology_key.clone(), term_filter(owner, t), r)).collect()
-}
-
-/// Which values of its key one rule admits.
-#[derive(Debug)]
-enum Allowed {
-    /// Topology spread: the count stays within `max_skew` of the global minimum.
-    Spread { counts: Counts, global_min: i64, max_skew: i64 },
-    /// Anti-affinity: no selected pod there (anywhere, when none is selected at all).
-    Unoccupied { counts: Counts, anywhere: bool },
-    /// Affinity: a selected pod there.
-    Occupied { counts: Counts },
-    /// The anti-affinity of pods in place: anywhere but these.
-    Except(BTreeSet<String>),
-}
-
-/// One rule on one topology key, with kube-scheduler's message when a destination breaks it.
-#[derive(Debug)]
-struct Rule {
-    key: String,
-    allowed: Allowed,
-    /// Every value the key can take, for keys other than the hostname (a new node is a new
-    /// hostname; other keys only take known values).
-    universe: Option<Rc<BTreeSet<String>>>,
-    message: &'static str,
-}
-
-impl Rule {
-    fn admits(&self, value: &str) -> bool {
-        let known = || self.universe.as_ref().is_none_or(|u| u.contains(value));
-        match &self.allowed {
-            Allowed::Spread { counts, global_min, max_skew } => {
-                let count = counts.get(value);
-                (known() || count > 0) && count + 1 - global_min <= *max_skew
-            }
-            Allowed::Unoccupied { counts, anywhere } => *anywhere || (known() && counts.get(value) <= 0),
-            Allowed::Occupied { counts } => counts.get(value) > 0,
-            Allowed::Except(forbidden) => known() && !forbidden.contains(value),
-        }
-    }
 }
 
 /// A pod's topology rules, evaluated once against the current placements.
@@ -196,7 +229,7 @@ impl Rules {
         let mut narrowing = Narrowing::new();
         for rule in &self.rules {
             let values = domains_of(&rule.key);
-            let keep: BTreeSet<String> = values.iter().filter(|v| rule.admits(v)).cloned().collect();
+            let keep = rule.narrow(&values);
             if keep.is_empty() {
                 return Err(rule.message);
             }
@@ -237,12 +270,18 @@ pub(crate) fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool
     let mut rule = |key: &str, allowed: Allowed, message: &'static str| {
         rules.push(Rule { key: key.to_owned(), allowed, universe: universe_of(key), message });
     };
-    for (constraint, filter) in &terms.spreads {
+    let everywhere = PodDomains { alternatives: Rc::new(vec![Requirements::default()]) };
+    let pod_domains = terms.pod_domains.as_ref().unwrap_or(&everywhere);
+    for (constraint, filter, self_selecting) in &terms.spreads {
         if constraint.when_unsatisfiable == "ScheduleAnyway" && !strict {
             continue;
         }
         let key = &constraint.topology_key;
-        let allowed = spread(constraint, view.counts(key, filter), universe_of(key).as_deref());
+        let counts = view.counts(key, filter);
+        let domains = if key == HOSTNAME { Rc::default() } else { view.spread_domains(key, filter) };
+        let global_min = domain_min_count(key, &counts, &domains, pod_domains, constraint.min_domains);
+        let max_skew = i64::from(constraint.max_skew.max(1));
+        let allowed = Allowed::Spread { counts, domains, global_min, max_skew, self_selecting: *self_selecting };
         rule(key, allowed, "node(s) didn't match pod topology spread constraints");
     }
     for (key, filter, required) in &terms.anti {
@@ -258,33 +297,18 @@ pub(crate) fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool
     for (key, filter, required) in &terms.affinity {
         if *required || strict {
             let counts = view.counts(key, filter);
-            // A pod that its own term selects may start the group anywhere.
-            if counts.occupied().next().is_none() && filter.matches(pod) {
+            let message = "node(s) didn't match pod affinity rules";
+            // `anyCompatiblePodDomain`: a pod its own term selects, with no selected pod in a
+            // domain it may use, starts the group.
+            let compatible = counts.occupied().any(|d| pod_domains.has(key, d));
+            if !compatible && filter.matches(pod) {
+                rule(key, Allowed::Bootstrap { pod_domains: pod_domains.clone() }, message);
                 continue;
             }
-            rule(key, Allowed::Occupied { counts }, "node(s) didn't match pod affinity rules");
+            rule(key, Allowed::Occupied { counts, pod_domains: pod_domains.clone() }, message);
         }
     }
     Rules { rules }
-}
-
-fn spread(c: &TopologySpreadConstraint, counts: Counts, universe: Option<&BTreeSet<String>>) -> Allowed {
-    let max_skew = i64::from(c.max_skew.max(1));
-    let Some(universe) = universe else {
-        // Hostname: every node is its own domain, and new nodes are empty ones.
-        return Allowed::Spread { counts, global_min: 0, max_skew };
-    };
-    let extra = counts.occupied().filter(|d| !universe.contains(*d)).count();
-    let domains = universe.len() + extra;
-    let min_domains = c.min_domains.unwrap_or(1).max(1) as usize;
-    let global_min = if domains < min_domains {
-        0
-    } else {
-        let in_universe = universe.iter().map(|d| counts.get(d));
-        let outside = counts.occupied().filter(|d| !universe.contains(*d)).map(|d| counts.get(d));
-        in_universe.chain(outside).min().unwrap_or(0)
-    };
-    Allowed::Spread { counts, global_min, max_skew }
 }
 
 /// `matchLabelKeys`: the pod's own values for those keys are added to the selector.
@@ -358,6 +382,9 @@ mod tests {
         fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
             Rc::new(self.universes.get(key).cloned().unwrap_or_default())
         }
+        fn spread_domains(&self, key: &str, _: &PodFilter) -> Rc<BTreeSet<String>> {
+            self.universe(key)
+        }
         fn forbidden_by_existing(&self, _: &Pod) -> BTreeMap<String, BTreeSet<String>> {
             self.forbidden.clone()
         }
@@ -397,9 +424,11 @@ mod tests {
         assert!(rules.admit_existing(&|_| Some("a")).is_err());
         assert!(rules.admit_existing(&|_| Some("b")).is_ok());
         assert!(rules.admit_existing(&|_| None).is_err(), "a node without the key is no domain");
+        // topologygroup.go nextDomainTopologySpread: a new NodeClaim gets `In [minDomain]`, one
+        // zone (b and c tie at 1; upstream's pick among ties is map order, ours the name).
         let narrowing = rules.admit_new(&|_| universe.clone()).expect("a new node can go to b or c");
         assert_eq!(narrowing.len(), 1);
-        assert_eq!(narrowing[0].1.values, set(&["b", "c"]));
+        assert_eq!(narrowing[0].1.values, set(&["b"]));
     }
 
     #[test]
@@ -429,12 +458,58 @@ mod tests {
     }
 
     #[test]
-    fn affinity_to_itself_with_no_pod_yet_starts_anywhere() {
+    fn affinity_to_itself_with_no_pod_yet_starts_in_one_domain() {
+        // topologygroup.go nextDomainAffinity: a self-selecting pod with no selected pod in its
+        // domains may use any of them, and a new NodeClaim is narrowed to one.
         let p = pod(&json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "web"}}}]}}}));
-        assert!(prepare(&p, &PodTerms::new(&p), &zones(&[]), false).is_empty());
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[]), false);
+        assert_eq!(rules.allowed_values(ZONE, &set(&["a", "b", "c"])), Some(["a", "b", "c"].into()));
+        let narrowing = rules.admit_new(&|_| set(&["a", "b", "c"])).expect("admitted");
+        assert_eq!(narrowing[0].1.values, set(&["a"]));
         let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("b", 1)]), false);
         assert_eq!(rules.allowed_values(ZONE, &set(&["a", "b", "c"])), Some(["b"].into()));
+    }
+
+    #[test]
+    fn spread_minimum_ignores_zones_outside_the_pods_node_affinity() {
+        // topologygroup.go domainMinCount counts only `podDomains`: zone c is empty but the pod
+        // may not use it, so the minimum is 1 and zone a (1 pod) still admits one more.
+        let p = pod(&json!({
+            "topologySpreadConstraints": [{"topologyKey": ZONE, "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}}}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a", "b"]}]}]}}}}));
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("a", 1), ("b", 2)]), true);
+        assert!(rules.admit_existing(&|_| Some("a")).is_ok());
+        assert!(rules.admit_existing(&|_| Some("b")).is_err());
+    }
+
+    #[test]
+    fn hostname_spread_admits_a_new_node_whatever_the_counts() {
+        // topologygroup.go: hostname spreads take a global minimum of 0.
+        let p = spread(HOSTNAME, 1, None, "DoNotSchedule");
+        let view = Fake { counts: [(HOSTNAME, [("n1".to_owned(), 1)].into())].into(), ..Fake::default() };
+        let rules = prepare(&p, &PodTerms::new(&p), &view, true);
+        assert!(rules.admit_existing(&|_| Some("n1")).is_err());
+        assert!(rules.admit_new(&|_| set(&["<new nodeclaim 1>"])).is_ok());
+    }
+
+    #[test]
+    fn match_label_keys_narrow_the_selector_to_the_pods_own_values() {
+        // topology.go newForTopologies: matchLabelKeys append `key In [pod's value]`.
+        let p: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "ns", "labels": {"app": "web", "pod-template-hash": "v2"}},
+            "spec": {"topologySpreadConstraints": [{"topologyKey": ZONE, "maxSkew": 1,
+                "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["pod-template-hash"],
+                "labelSelector": {"matchLabels": {"app": "web"}}}]}}))
+        .expect("pod");
+        let terms = PodTerms::new(&p);
+        let old: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "o", "namespace": "ns", "labels": {"app": "web", "pod-template-hash": "v1"}}}))
+        .expect("pod");
+        assert!(terms.spreads[0].1.matches(&p));
+        assert!(!terms.spreads[0].1.matches(&old));
     }
 
     #[test]

@@ -62,6 +62,8 @@ pub struct World<'c, 'a> {
     pub selector_keys: IndexedKeys,
     counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
+    /// Per key and spread node filter: the spread's registered domains (`topology.rs`).
+    spread_domains: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per pod and pass, and shared by pods with the same requirements and tolerations.
     pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
     shared_fits: RefCell<HashMap<String, Rc<PodFit>>>,
@@ -151,6 +153,7 @@ impl<'c, 'a> World<'c, 'a> {
             selector_keys,
             counts: RefCell::default(),
             universes: RefCell::default(),
+            spread_domains: RefCell::default(),
             pod_fits: RefCell::default(),
             shared_fits: RefCell::default(),
             sibling_fits: RefCell::default(),
@@ -248,7 +251,10 @@ impl<'c, 'a> World<'c, 'a> {
             .flat_map(|c| c.match_label_keys.iter().flatten())
             .map(|k| pod.metadata.labels.get(k))
             .collect();
-        let fingerprint = format!("{}|{spreads:?}|{pod_affinity:?}|{anti:?}|{keyed:?}", pod.metadata.namespace());
+        // Spreads' node filters and the pod's domains read its selector, affinity, tolerations.
+        let node = (&pod.spec.node_selector, affinity.and_then(|a| a.node_affinity.as_ref()), &pod.spec.tolerations);
+        let fingerprint =
+            format!("{}|{spreads:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}", pod.metadata.namespace());
         let known = self.shared_terms.borrow().get(&fingerprint).cloned();
         let terms = known.unwrap_or_else(|| {
             let terms = Rc::new(PodTerms::new(pod));
@@ -282,7 +288,7 @@ impl<'c, 'a> World<'c, 'a> {
         }
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
         for (i, _) in self.pods.matching(filter) {
-            let Some(domain) = self.node_domain(i, key) else { continue };
+            let Some(domain) = self.node_domain(i, key).filter(|_| self.counts_on(i, filter)) else { continue };
             if let Some(n) = counts.get_mut(domain) {
                 *n += 1;
             } else {
@@ -294,6 +300,39 @@ impl<'c, 'a> World<'c, 'a> {
         counts
     }
 
+    /// Whether a spread with this filter counts pods on node `i` (its node filter).
+    pub(crate) fn counts_on(&self, i: usize, filter: &PodFilter) -> bool {
+        !filter.has_node_filter() || {
+            let node = &self.nodes[i];
+            filter.counts_on_node(&|k| node.label(k), &node.taints)
+        }
+    }
+
+    /// A spread's registered domains of `key` (memoised per key and node filter): each
+    /// NodePool's values whose taints the filter accepts, and existing nodes' values it passes.
+    pub(crate) fn spread_domains(&self, key: &str, filter: &PodFilter) -> Rc<BTreeSet<String>> {
+        if !filter.has_node_filter() {
+            // Every pool and every node: the key's universe.
+            return self.universe(key);
+        }
+        let cache_key = format!("{key}\u{0}{}", filter.node_filter_key());
+        if let Some(hit) = self.spread_domains.borrow().get(&cache_key) {
+            return Rc::clone(hit);
+        }
+        let mut out = BTreeSet::new();
+        for t in self.templates.iter().filter(|t| filter.tolerates_template(&t.taints)) {
+            out.extend(template_domains(t, key));
+        }
+        out.extend(
+            (0..self.nodes.len())
+                .filter(|&i| self.counts_on(i, filter))
+                .filter_map(|i| self.node_domain(i, key).map(str::to_owned)),
+        );
+        let out = Rc::new(out);
+        self.spread_domains.borrow_mut().insert(cache_key, Rc::clone(&out));
+        out
+    }
+
     /// Every value `key` can take: existing nodes' labels plus what the NodePools may launch.
     pub fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
         if let Some(hit) = self.universes.borrow().get(key) {
@@ -301,19 +340,8 @@ impl<'c, 'a> World<'c, 'a> {
         }
         let mut out: BTreeSet<String> =
             (0..self.nodes.len()).filter_map(|i| self.node_domain(i, key).map(str::to_owned)).collect();
-        if key != HOSTNAME {
-            for t in &self.templates {
-                for it in &t.instance_types {
-                    for value in instance_type_values(it, key) {
-                        if t.requirements.get(key).is_none_or(|r| r.allows(&value)) {
-                            out.insert(value);
-                        }
-                    }
-                }
-                if let Some(r) = t.requirements.get(key).filter(|r| !r.complement) {
-                    out.extend(r.values.iter().cloned());
-                }
-            }
+        for t in &self.templates {
+            out.extend(template_domains(t, key));
         }
         let out = Rc::new(out);
         self.universes.borrow_mut().insert(key.to_owned(), Rc::clone(&out));
@@ -361,7 +389,7 @@ fn controller_key(pod: &Pod) -> Option<String> {
 /// The pod's controller, for pods whose placement inputs come from one template; `None` for
 /// pods with persistent volume claims (each claim has its own zone).
 fn sibling_key(pod: &Pod) -> Option<String> {
-    if pod.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some()) {
+    if super::volume_topology::has_claims(pod) {
         return None;
     }
     controller_key(pod)
@@ -376,5 +404,25 @@ fn same_fit_inputs(a: &Pod, b: &Pod) -> bool {
     a.spec.node_selector == b.spec.node_selector
         && a.spec.tolerations == b.spec.tolerations
         && node_affinity(a) == node_affinity(b)
-        && !b.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some())
+        && !super::volume_topology::has_claims(b)
+}
+
+/// The values of `key` a NodePool can launch (`topology.go buildDomainGroups`): its
+/// requirements met with each instance type's values, and the values its requirements list.
+fn template_domains(t: &Template<'_>, key: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if key == HOSTNAME {
+        return out;
+    }
+    for it in &t.instance_types {
+        for value in instance_type_values(it, key) {
+            if t.requirements.get(key).is_none_or(|r| r.allows(&value)) {
+                out.insert(value);
+            }
+        }
+    }
+    if let Some(r) = t.requirements.get(key).filter(|r| !r.complement) {
+        out.extend(r.values.iter().cloned());
+    }
+    out
 }
