@@ -113,9 +113,18 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
     if let Command::Snapshot { redact } = &cli.command {
         return write_snapshot(cli, snapshot, *redact);
     }
+    let baseline = match &cli.command {
+        Command::Forecast(args) if args.compare => Some(snapshot.clone()),
+        _ => None,
+    };
     let overrides = crate::whatif::apply(snapshot, &cli.input.overrides).map_err(Failure::Usage)?;
     let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers };
+    if let Command::Forecast(args) = &cli.command {
+        let report = forecast_report(args, baseline, std::mem::take(snapshot), now, &overrides)?;
+        write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
+        return Ok(EXIT_OK);
+    }
     let (report, exit) = build_report(cli, source, snapshot, now, &overrides)?;
     write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
     Ok(exit)
@@ -192,7 +201,41 @@ fn build_report(
             })?;
             (Report::InstanceTypes(Box::new(catalogue)), EXIT_OK)
         }
-        Command::Snapshot { .. } | Command::Completion { .. } => unreachable!("handled before the replay"),
+        Command::Snapshot { .. } | Command::Completion { .. } | Command::Forecast(_) => {
+            unreachable!("handled before the replay")
+        }
+    })
+}
+
+/// `forecast`: one run on the snapshot (with `--set` applied), or with `--compare` a second on
+/// the snapshot as it was read.
+fn forecast_report(
+    args: &crate::cli::ForecastArgs,
+    baseline: Option<Snapshot>,
+    snapshot: Snapshot,
+    now: jiff::Timestamp,
+    overrides: &[String],
+) -> Result<Report, Failure> {
+    use crate::forecast::{clock::Delays, forecast, Limits};
+    let d = Delays::default();
+    let delays = Delays {
+        launch: d.launch.or_flag(args.launch_delay),
+        validation: d.validation.or_flag(args.validation_delay),
+        pod_startup: d.pod_startup.or_flag(args.pod_startup),
+        termination_grace: d.termination_grace.or_flag(args.termination_grace),
+        ..d
+    };
+    let limits = Limits { rounds: args.rounds, until: args.until };
+    let with = report::forecast::document(&forecast(snapshot, now, &delays, limits), overrides);
+    Ok(match baseline {
+        None => Report::Forecast(Box::new(with)),
+        Some(_) if overrides.is_empty() => {
+            return Err(Failure::Usage("forecast --compare needs at least one --set KEY=VALUE to compare".into()))
+        }
+        Some(base) => {
+            let without = report::forecast::document(&forecast(base, now, &delays, limits), &[]);
+            Report::ForecastComparison(Box::new(report::forecast::comparison(without, with, overrides)))
+        }
     })
 }
 

@@ -66,6 +66,11 @@ pub(crate) enum Command {
         /// nodepool/NAME
         target: ObjectRef,
     },
+    /// Rounds after rounds until Karpenter settles: the timeline, the end state per NodePool,
+    /// and what each workload pays (evictions, time at zero ready replicas).
+    ///
+    /// Launch, startup and drain times are estimates (defaults marked in the output).
+    Forecast(ForecastArgs),
     /// Write the state that was read, to replay offline or attach to a bug report.
     ///
     /// `-o FILE` writes to a file (format from its extension), `-o json|yaml` to stdout.
@@ -79,6 +84,41 @@ pub(crate) enum Command {
     /// The script asks the binary for candidates, as kubectl does through
     /// `kubectl_complete-consolidation`; see completions/README.md.
     Completion { shell: Shell },
+}
+
+/// `forecast`'s limits and delays.
+#[derive(Debug, Args)]
+pub(crate) struct ForecastArgs {
+    /// Stop after this many rounds that act.
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+    /// Stop at this time from the start (`30m`, `1h`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub until: Option<jiff::SignedDuration>,
+    /// Run with and without the `--set` changes and print both.
+    #[arg(long)]
+    pub compare: bool,
+    /// A replacement's launch until it is initialized (default 90s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub launch_delay: Option<jiff::SignedDuration>,
+    /// Karpenter's wait before a consolidation command starts (default 15s, upstream's).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub validation_delay: Option<jiff::SignedDuration>,
+    /// A new pod's start → Ready when its workload's pods do not show it (default 30s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub pod_startup: Option<jiff::SignedDuration>,
+    /// A pod's termination grace when it sets none (default 30s, Kubernetes').
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub termination_grace: Option<jiff::SignedDuration>,
+}
+
+/// A non-negative duration: `90s`, `5m`, `1h30m`.
+fn parse_duration(raw: &str) -> Result<jiff::SignedDuration, String> {
+    let d = raw.parse::<jiff::SignedDuration>().map_err(|e| format!("`{raw}`: {e} (e.g. 90s, 5m, 1h)"))?;
+    if d.is_negative() {
+        return Err(format!("`{raw}`: a duration cannot be negative"));
+    }
+    Ok(d)
 }
 
 /// The shells `completion` prints a script for.

@@ -2,8 +2,14 @@
 //!
 //! `consolidationPolicy=Balanced`, `consolidateAfter=5m`, `budgets=20%` apply to every NodePool,
 //! or to one with a `nodepool/NAME.` prefix; `pod-deletion-cost=ns/pod=N` sets one pod's
-//! `controller.kubernetes.io/pod-deletion-cost`.
+//! `controller.kubernetes.io/pod-deletion-cost`; `pdb/NS/NAME.minAvailable=1` (or
+//! `.maxUnavailable=25%`) rewrites a PodDisruptionBudget and its status as the disruption
+//! controller would recount it; `deployment/NS/NAME.replicas=N` (or `statefulset/…`) scales a
+//! workload: extra pods are removed (highest names first), new ones join as pending copies.
 
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::audit::budget::Rule;
 use crate::snapshot::{Budget, Disruption, NodePool, Snapshot};
 
 /// Applies every override; returns a description of each, for the report.
@@ -24,6 +30,14 @@ fn apply_one(snapshot: &mut Snapshot, text: &str) -> Result<String, String> {
             .ok_or_else(|| format!("`{text}`: no pod `{pod}` in the snapshot"))?;
         target.metadata.annotations.insert("controller.kubernetes.io/pod-deletion-cost".into(), cost.into());
         return Ok(format!("pod {pod}: pod-deletion-cost={cost}"));
+    }
+    if let Some(rest) = key.strip_prefix("pdb/") {
+        return set_pdb(snapshot, text, rest, value);
+    }
+    for kind in ["deployment/", "statefulset/"] {
+        if let Some(rest) = key.strip_prefix(kind) {
+            return set_replicas(snapshot, text, kind, rest, value);
+        }
     }
     let (pool, field) = match key.split_once('.') {
         Some((prefix, field)) => {
@@ -58,13 +72,127 @@ fn apply_one(snapshot: &mut Snapshot, text: &str) -> Result<String, String> {
             }
             other => {
                 return Err(format!(
-                "`{text}`: unknown key `{other}` (consolidationPolicy, consolidateAfter, budgets, pod-deletion-cost)"
+                "`{text}`: unknown key `{other}` (consolidationPolicy, consolidateAfter, budgets, pod-deletion-cost, pdb/NS/NAME.minAvailable|maxUnavailable, deployment/NS/NAME.replicas)"
             ))
             }
         }
         names.push(p.metadata.name.clone());
     }
     Ok(format!("nodepool {}: {field}={value}", names.join(",")))
+}
+
+/// `NS/NAME.field` → (namespace, name, field).
+fn split_target<'t>(text: &str, rest: &'t str, shape: &str) -> Result<(&'t str, &'t str, &'t str), String> {
+    let (target, field) = rest.split_once('.').ok_or_else(|| format!("`{text}`: expected {shape}"))?;
+    let (ns, name) = target.split_once('/').ok_or_else(|| format!("`{text}`: expected {shape}"))?;
+    Ok((ns, name, field))
+}
+
+/// `minAvailable` or `maxUnavailable` (an integer or a percentage; the other is cleared, as the
+/// API allows one), and the status the disruption controller would then write
+/// (kubernetes `pkg/controller/disruption/disruption.go` `updatePdbStatus`).
+fn set_pdb(snapshot: &mut Snapshot, text: &str, rest: &str, value: &str) -> Result<String, String> {
+    let (ns, name, field) = split_target(text, rest, "pdb/NS/NAME.minAvailable=VALUE")?;
+    let amount = match value.strip_suffix('%') {
+        Some(p) if p.parse::<u32>().is_ok() => IntOrString::String(value.to_owned()),
+        _ => IntOrString::Int(
+            value
+                .parse::<i32>()
+                .ok()
+                .filter(|v| *v >= 0)
+                .ok_or_else(|| format!("`{text}`: `{value}` is not a count or a percentage (1, 50%)"))?,
+        ),
+    };
+    let pdb = snapshot
+        .pdbs
+        .iter_mut()
+        .find(|p| p.metadata.namespace() == ns && p.metadata.name == name)
+        .ok_or_else(|| format!("`{text}`: no PodDisruptionBudget {ns}/{name} in the snapshot"))?;
+    match field {
+        "minAvailable" => {
+            pdb.spec.min_available = Some(amount);
+            pdb.spec.max_unavailable = None;
+        }
+        "maxUnavailable" => {
+            pdb.spec.max_unavailable = Some(amount);
+            pdb.spec.min_available = None;
+        }
+        other => {
+            return Err(format!("`{text}`: unknown PodDisruptionBudget field `{other}` (minAvailable, maxUnavailable)"))
+        }
+    }
+    recount(pdb, 0, 0);
+    Ok(format!("pdb {ns}/{name}: {field}={value}"))
+}
+
+/// Moves a PDB's expected and healthy counts by the deltas and recomputes what it allows.
+fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, healthy: i32) {
+    let status = &mut pdb.status;
+    status.expected_pods = (status.expected_pods + expected).max(0);
+    status.current_healthy = (status.current_healthy + healthy).max(0);
+    let rule = Rule::of(&pdb.spec);
+    status.desired_healthy = rule.desired_healthy(status.expected_pods);
+    status.disruptions_allowed = rule.disruptions_allowed(status.expected_pods, status.current_healthy);
+}
+
+/// Scales a Deployment or StatefulSet to `value` replicas.
+fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value: &str) -> Result<String, String> {
+    let (ns, name, field) = split_target(text, rest, "deployment/NS/NAME.replicas=N")?;
+    if field != "replicas" {
+        return Err(format!("`{text}`: unknown field `{field}` (replicas)"));
+    }
+    let wanted: usize = value.parse().map_err(|_| format!("`{text}`: `{value}` is not a replica count"))?;
+    let kind_name = if kind == "deployment/" { "Deployment" } else { "StatefulSet" };
+    let id = format!("{kind_name}/{ns}/{name}");
+    let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
+    let Some(w) = workloads.names.iter().position(|n| *n == id) else {
+        return Err(format!("`{text}`: no pods of {id} in the snapshot"));
+    };
+    let mut keys = workloads.pods[w].clone();
+    keys.sort();
+    let items = if kind == "deployment/" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
+    if let Some(obj) = items.iter_mut().find(|d| d.metadata.namespace() == ns && d.metadata.name == name) {
+        obj.spec.replicas = Some(i32::try_from(wanted).unwrap_or(i32::MAX));
+    }
+    let limits_of = |snapshot: &Snapshot, key: &str| -> Vec<String> {
+        let limits = crate::engine::pdb::Limits::new(&snapshot.pdbs);
+        snapshot
+            .pods
+            .iter()
+            .find(|p| p.metadata.key() == key)
+            .map(|p| limits.matching(p).iter().map(|b| b.metadata.key()).collect())
+            .unwrap_or_default()
+    };
+    let pdbs = keys.first().map(|k| limits_of(snapshot, k)).unwrap_or_default();
+    let (expected, healthy) = if wanted < keys.len() {
+        let removed: std::collections::BTreeSet<&String> = keys[wanted..].iter().collect();
+        let ready = snapshot
+            .pods
+            .iter()
+            .filter(|p| removed.contains(&p.metadata.key()) && crate::snapshot::is_true(&p.status.conditions, "Ready"))
+            .count();
+        snapshot.pods.retain(|p| !removed.contains(&p.metadata.key()));
+        (-(i32::try_from(removed.len()).unwrap_or(0)), -(i32::try_from(ready).unwrap_or(0)))
+    } else {
+        let template = keys
+            .first()
+            .and_then(|k| snapshot.pods.iter().find(|p| p.metadata.key() == *k))
+            .cloned()
+            .ok_or_else(|| format!("`{text}`: no pod of {id} to copy"))?;
+        let added = wanted - keys.len();
+        for i in 0..added {
+            let mut copy = template.clone();
+            copy.metadata.name = format!("{}-whatif-{i}", template.metadata.name);
+            copy.spec.node_name = None;
+            copy.status = crate::snapshot::PodStatus { phase: Some("Pending".into()), ..Default::default() };
+            snapshot.pods.push(copy);
+        }
+        (i32::try_from(added).unwrap_or(0), 0)
+    };
+    for pdb in snapshot.pdbs.iter_mut().filter(|p| pdbs.contains(&p.metadata.key())) {
+        recount(pdb, expected, healthy);
+    }
+    Ok(format!("{} {ns}/{name}: replicas={wanted}", kind.trim_end_matches('/')))
 }
 
 #[cfg(test)]

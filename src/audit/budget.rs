@@ -13,7 +13,7 @@ use crate::snapshot::PdbSpec;
 
 /// An `IntOrString` as the disruption controller reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Amount {
+pub(crate) enum Amount {
     Count(i32),
     Percent(i32),
     /// A string that is not `N%`: `GetScaledValueFromIntOrPercent` errors and the controller
@@ -59,14 +59,14 @@ impl fmt::Display for Amount {
 
 /// The rule a PDB's spec sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Rule {
+pub(crate) enum Rule {
     MaxUnavailable(Amount),
     MinAvailable(Amount),
     Neither,
 }
 
 impl Rule {
-    pub(super) fn of(spec: &PdbSpec) -> Rule {
+    pub(crate) fn of(spec: &PdbSpec) -> Rule {
         match (&spec.max_unavailable, &spec.min_available) {
             (Some(max), _) => Rule::MaxUnavailable(Amount::of(max)),
             (None, Some(min)) => Rule::MinAvailable(Amount::of(min)),
@@ -75,7 +75,7 @@ impl Rule {
     }
 
     /// Pods that must stay healthy out of `expected` (`status.desiredHealthy`).
-    pub(super) fn desired_healthy(&self, expected: i32) -> i32 {
+    pub(crate) fn desired_healthy(&self, expected: i32) -> i32 {
         match self {
             Rule::MaxUnavailable(max) => max.scaled(expected).map_or(expected, |m| (expected - m).max(0)),
             Rule::MinAvailable(min) => min.scaled(expected).unwrap_or(expected),
@@ -91,6 +91,18 @@ impl Rule {
             return 0;
         }
         (expected - self.desired_healthy(expected)).max(0)
+    }
+
+    /// `status.disruptionsAllowed` with `expected` pods of which `healthy` are Ready.
+    ///
+    /// Mirrors kubernetes `pkg/controller/disruption/disruption.go` `updatePdbStatus`
+    /// (`disruptionsAllowed = currentHealthy - desiredHealthy`, never below 0).
+    pub(crate) fn disruptions_allowed(&self, expected: i32, healthy: i32) -> i32 {
+        let invalid = matches!(self, Rule::MaxUnavailable(Amount::Invalid(_)) | Rule::MinAvailable(Amount::Invalid(_)));
+        if expected <= 0 || invalid || *self == Rule::Neither {
+            return 0;
+        }
+        (healthy - self.desired_healthy(expected)).max(0)
     }
 
     /// Whether the controller counts pods without a controller: only an integer

@@ -20,7 +20,7 @@
 //! their workloads, for `explain`, `plan` and the forecast) uses `workloads` and `budget` only; everything may use the data model
 //! (`finding`, `code`, `facts`), which uses nothing else here.
 
-mod budget;
+pub(crate) mod budget;
 mod code;
 mod context;
 mod facts;

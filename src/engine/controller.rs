@@ -15,6 +15,7 @@ use super::method::{
     drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
 use super::nodepool::DisruptionReason;
+use super::scheduling::Results;
 use super::setup::{self, Setup};
 use super::state::Cluster;
 use super::verdict::{node_verdict, NodeVerdict};
@@ -31,6 +32,9 @@ pub struct CommandView {
     pub replacements: Vec<Replacement>,
     pub savings: f64,
     pub findings: Vec<Reason>,
+    /// Where the simulation put each pod, and the NodeClaims it opened (`replacements[i]` is
+    /// `results.new_claims[i]` narrowed): what `forecast` applies.
+    pub results: Results,
 }
 
 /// The replay of one round.
@@ -58,6 +62,16 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
 /// NodeClaim name) when one is given: `explain` needs the round and one node, not every
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
+    run(snapshot, now, focus, true)
+}
+
+/// The round's method, commands and budgets without any node's verdict: what `forecast`
+/// replays round after round (a verdict is a simulation per node, and no round needs one).
+pub(crate) fn replay_round(snapshot: &Snapshot, now: Timestamp) -> Replay {
+    run(snapshot, now, None, false)
+}
+
+fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool) -> Replay {
     let cluster = Cluster::new(snapshot, now);
     let Setup { candidates, totals, world } = setup::build(&cluster, focus);
     let budgets = build_budget_mapping(&cluster);
@@ -101,7 +115,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
         })
         .collect();
     let estimates = Estimates::new(snapshot);
-    let in_focus = |c: &Candidate<'_>| focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
+    let in_focus = |c: &Candidate<'_>| verdicts && focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
     let nodes = candidates
         .iter()
         .filter(|c| in_focus(c))
@@ -137,6 +151,7 @@ fn command_view(cluster: &Cluster<'_>, c: &Command) -> CommandView {
         replacements: c.replacements.clone(),
         savings: c.savings,
         findings: c.findings.clone(),
+        results: c.results.clone(),
     }
 }
 

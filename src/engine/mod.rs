@@ -27,5 +27,6 @@ pub(crate) mod setup;
 pub(crate) mod state;
 pub(crate) mod verdict;
 
+pub(crate) use controller::replay_round;
 pub use controller::{replay, replay_focused, CommandView, Replay};
 pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -3,6 +3,7 @@
 
 mod catalogue;
 mod explain;
+mod forecast;
 mod format;
 mod impact;
 mod pdb_audit;
@@ -58,6 +59,8 @@ pub(crate) fn render(
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
                 Report::Budgets(b) => tables::budgets(b, styles, wide, options.no_headers),
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, options.no_headers),
+                Report::Forecast(f) => forecast::forecast(f, markdown, options.no_headers),
+                Report::ForecastComparison(c) => forecast::comparison(c, markdown, options.no_headers),
             };
             if options.no_headers {
                 body + &uncertain_lines(report, styles, markdown)
@@ -88,7 +91,11 @@ fn uncertain_lines(report: &Report, styles: &Styles, markdown: bool) -> String {
         Report::Score(s) => &s.uncertain,
         Report::PdbAudit(a) => &a.uncertain,
         Report::Budgets(b) => &b.uncertain,
-        Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) => return String::new(),
+        Report::Plan(_)
+        | Report::Explain(_)
+        | Report::InstanceTypes(_)
+        | Report::Forecast(_)
+        | Report::ForecastComparison(_) => return String::new(),
     };
     let mut out = String::new();
     for reason in reasons {

@@ -6,6 +6,7 @@
 
 pub(crate) mod budgets;
 pub mod explain;
+pub(crate) mod forecast;
 pub(crate) mod impact;
 pub(crate) mod instance_types;
 pub(crate) mod pdb_audit;
@@ -88,4 +89,6 @@ pub enum Report {
     PdbAudit(pdb_audit::PdbAudit),
     Budgets(budgets::Budgets),
     InstanceTypes(Box<instance_types::Catalogue>),
+    Forecast(Box<forecast::ForecastDoc>),
+    ForecastComparison(Box<forecast::ComparisonDoc>),
 }

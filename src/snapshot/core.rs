@@ -80,6 +80,10 @@ pub struct PodSpec {
     pub volumes: Vec<Volume>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub resource_claims: Vec<serde_json::Value>,
+    /// How long the kubelet waits for the pod to stop before killing it (the forecast's drain
+    /// time); Kubernetes defaults it to 30.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
 }
 
 /// One container: its requests and host ports (env only for the Karpenter controller).

@@ -1,0 +1,217 @@
+//! The pure step: one command of a round applied to the state, and the clock moved on.
+//!
+//! What a command does over time mirrors karpenter `pkg/controllers/disruption/queue.go`:
+//! `StartCommand` taints the candidates (`karpenter.sh/disrupted`, condition
+//! `DisruptionReason`) and creates the replacement NodeClaims; `waitOrTerminate` waits until
+//! every replacement is `Initialized`, then deletes the candidates' NodeClaims, and the
+//! termination controller drains them (evictions through the PodDisruptionBudgets) until the
+//! nodes are gone. The evicted pods' copies land where the round's simulation placed them (a
+//! replacement, or an existing node); a pod with no place stays pending and is reported. A
+//! destination's NodeClaim gets `status.lastPodEventTime` when pods land on it (karpenter
+//! `pkg/controllers/nodeclaim/podevents/controller.go`), which restarts its consolidateAfter.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::clock::Delays;
+use super::impact::{Harm, Workloads};
+use super::launch::{launch, Launch};
+use super::state::{InFlight, State};
+use crate::engine::labels::DISRUPTED_TAINT;
+use crate::engine::pdb::Limits;
+use crate::engine::pod;
+use crate::engine::scheduling::Destination;
+use crate::engine::CommandView;
+use crate::snapshot::{Condition, Taint};
+
+/// What starting one command did, for the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Started {
+    pub launches: Vec<Launch>,
+    pub drain_at: Timestamp,
+    pub gone_at: Timestamp,
+    pub moved: usize,
+    pub pending: Vec<String>,
+}
+
+/// Starts `command` at `at`: marks its candidates, launches its replacements, and schedules the
+/// drain and the nodes' end. The harm to each workload is recorded in `harm`.
+pub(crate) fn start(
+    state: &mut State,
+    command: &CommandView,
+    at: Timestamp,
+    delays: &Delays,
+    workloads: &Workloads,
+    harm: &mut Harm,
+) -> Started {
+    let candidates: BTreeSet<&str> = command.candidates.iter().map(String::as_str).collect();
+    mark_disrupted(state, &candidates);
+    let mut launches = Vec::new();
+    for (i, replacement) in command.replacements.iter().enumerate() {
+        let claim = command.results.new_claims.get(i);
+        state.launched += 1;
+        let first = command.candidates.first().map(String::as_str);
+        launches.push(launch(state, replacement, claim, first, at));
+    }
+    let drain_at = if launches.is_empty() { at } else { at + delays.launch.value };
+    let names: Vec<Option<String>> = command
+        .results
+        .moves
+        .iter()
+        .map(|m| match &m.to {
+            Destination::Existing(n) => Some(n.clone()),
+            Destination::New(i) => launches.get(*i).map(|l| l.node.clone()),
+            Destination::Nowhere => None,
+        })
+        .collect();
+    // The pods of this command's candidates (a round also moves those of nodes already
+    // draining: their own command lands them).
+    let mut moving: Vec<(usize, Option<String>)> = Vec::new();
+    for (m, to) in command.results.moves.iter().zip(names) {
+        let Some(&i) = state.pod_index.get(&m.pod) else { continue };
+        let on = state.snapshot.pods[i].spec.node_name.as_deref();
+        if on.is_some_and(|n| candidates.contains(n)) {
+            moving.push((i, to));
+        }
+    }
+    let plan = harm.evict(state, workloads, &moving, drain_at, delays);
+    let grace = moving
+        .iter()
+        .map(|(i, _)| state.snapshot.pods[*i].spec.termination_grace_period_seconds)
+        .map(|g| g.map_or(delays.termination_grace.value, SignedDuration::from_secs))
+        .max()
+        .unwrap_or(SignedDuration::ZERO);
+    let last_eviction = plan.iter().map(|l| l.evicted_at).max().unwrap_or(drain_at);
+    let gone_at = last_eviction + grace;
+    let pending: Vec<String> = plan.iter().filter(|l| l.to.is_none()).map(|l| l.pod.clone()).collect();
+    let moved = plan.len() - pending.len();
+    state.in_flight.push(InFlight {
+        candidates: command.candidates.clone(),
+        replacements: launches.iter().map(|l| l.node.clone()).collect(),
+        drain_at,
+        gone_at,
+        drained: false,
+        landing: plan,
+    });
+    Started { launches, drain_at, gone_at, moved, pending }
+}
+
+/// `queue.go` `markDisrupted`: the `karpenter.sh/disrupted:NoSchedule` taint and the
+/// NodeClaim's `DisruptionReason` condition. The replay then treats the nodes as deleting:
+/// their pods need room, and the budgets count them.
+fn mark_disrupted(state: &mut State, candidates: &BTreeSet<&str>) {
+    for node in state.snapshot.nodes.iter_mut().filter(|n| candidates.contains(n.metadata.name.as_str())) {
+        if !node.spec.taints.iter().any(|t| t.key == DISRUPTED_TAINT) {
+            node.spec.taints.push(Taint { key: DISRUPTED_TAINT.into(), value: None, effect: "NoSchedule".into() });
+        }
+    }
+    let at = state.now;
+    for claim in state
+        .snapshot
+        .node_claims
+        .iter_mut()
+        .filter(|c| c.status.node_name.as_deref().is_some_and(|n| candidates.contains(n)))
+    {
+        claim.status.conditions.push(Condition {
+            type_: "DisruptionReason".into(),
+            status: "True".into(),
+            last_transition_time: Some(at),
+            ..Condition::default()
+        });
+    }
+}
+
+/// Moves the clock to `to`, applying everything due on the way, in time order.
+pub(crate) fn advance(state: &mut State, to: Timestamp) {
+    while let Some(t) = state.next_due().filter(|t| *t <= to) {
+        state.now = t;
+        for i in 0..state.in_flight.len() {
+            let f = &state.in_flight[i];
+            if !f.drained && f.drain_at <= t {
+                drain(state, i);
+            }
+        }
+        let ready: Vec<String> = state.starting.iter().filter(|(_, at)| *at <= t).map(|(pod, _)| pod.clone()).collect();
+        state.starting.retain(|(_, at)| *at > t);
+        for pod in ready {
+            if let Some(&i) = state.pod_index.get(&pod) {
+                state.set_ready(i, true, t);
+            }
+        }
+        let gone: Vec<InFlight> = state.in_flight.iter().filter(|f| f.drained && f.gone_at <= t).cloned().collect();
+        state.in_flight.retain(|f| !(f.drained && f.gone_at <= t));
+        for f in gone {
+            remove_nodes(state, &f.candidates);
+        }
+    }
+    state.now = state.now.max(to);
+}
+
+/// The replacements are initialized: the candidates' NodeClaims are deleted and their pods
+/// evicted; each copy is bound where the simulation put it, not Ready until its startup ends.
+fn drain(state: &mut State, i: usize) {
+    let at = state.in_flight[i].drain_at;
+    let replacements = state.in_flight[i].replacements.clone();
+    for name in &replacements {
+        super::launch::initialize(state, name, at);
+    }
+    let candidates: BTreeSet<String> = state.in_flight[i].candidates.iter().cloned().collect();
+    for claim in state
+        .snapshot
+        .node_claims
+        .iter_mut()
+        .filter(|c| c.status.node_name.as_ref().is_some_and(|n| candidates.contains(n)))
+    {
+        claim.metadata.deletion_timestamp = Some(at);
+    }
+    let landing = state.in_flight[i].landing.clone();
+    let mut last_event: BTreeMap<String, Timestamp> = BTreeMap::new();
+    for l in &landing {
+        let Some(&p) = state.pod_index.get(&l.pod) else { continue };
+        state.snapshot.pods[p].spec.node_name.clone_from(&l.to);
+        state.snapshot.pods[p].metadata.creation_timestamp = Some(l.evicted_at);
+        state.snapshot.pods[p].status.start_time = Some(l.evicted_at);
+        state.set_ready(p, false, l.evicted_at);
+        match &l.to {
+            Some(node) => {
+                state.starting.push((l.pod.clone(), l.ready_at));
+                let e = last_event.entry(node.clone()).or_insert(l.evicted_at);
+                *e = (*e).max(l.evicted_at);
+            }
+            None => {
+                state.pending.insert(l.pod.clone(), l.evicted_at);
+            }
+        }
+    }
+    for claim in &mut state.snapshot.node_claims {
+        if let Some(t) = claim.status.node_name.as_ref().and_then(|n| last_event.get(n)) {
+            claim.status.last_pod_event_time = Some(claim.status.last_pod_event_time.map_or(*t, |old| old.max(*t)));
+        }
+    }
+    state.in_flight[i].drained = true;
+}
+
+/// The nodes are gone: their Node and NodeClaim, and the pods that went with them (DaemonSet
+/// and mirror pods, which nothing moves).
+fn remove_nodes(state: &mut State, names: &[String]) {
+    let gone: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    state.snapshot.nodes.retain(|n| !gone.contains(n.metadata.name.as_str()));
+    state.snapshot.node_claims.retain(|c| !c.status.node_name.as_deref().is_some_and(|n| gone.contains(n)));
+    let before = state.snapshot.pods.len();
+    state.snapshot.pods.retain(|p| !p.spec.node_name.as_deref().is_some_and(|n| gone.contains(n)));
+    if state.snapshot.pods.len() != before {
+        state.reindex_pods();
+    }
+}
+
+/// The PDB that governs `pod`'s eviction: `None` when no budget selects it.
+pub(crate) fn allowed_evictions(limits: &Limits<'_>, pod: &crate::snapshot::Pod) -> Option<i32> {
+    let matching = limits.matching(pod);
+    (!matching.is_empty()).then(|| matching.iter().map(|b| b.status.disruptions_allowed).min().unwrap_or(0))
+}
+
+/// Pods the drain leaves where they are (they end with the node).
+pub(crate) fn ends_with_node(p: &crate::snapshot::Pod) -> bool {
+    pod::is_owned_by_daemonset(p) || pod::is_mirror(p)
+}

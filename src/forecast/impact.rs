@@ -1,0 +1,268 @@
+//! Who pays for the cascade: per workload, the evictions, each time it went to zero ready
+//! replicas and for how long, and the nodes it was moved off.
+//!
+//! Evictions go through the eviction API, which lets a pod go only while its budget's
+//! `status.disruptionsAllowed` is positive (kubernetes `pkg/registry/core/pod/storage/eviction.go`
+//! `checkAndDecrement`); the termination controller retries the refused ones (karpenter
+//! `pkg/controllers/node/termination/terminator/eviction.go`). So a workload's pods on the
+//! drained nodes leave in waves of at most `disruptionsAllowed`, each wave once the previous
+//! wave's copies are Ready; without a budget they leave at once. A wave that takes every ready
+//! pod leaves the workload at zero ready replicas for its pods' startup.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::HashMap;
+use jiff::{SignedDuration, Timestamp};
+
+use super::apply::allowed_evictions;
+use super::clock::Delays;
+use super::state::{Landing, State};
+use crate::engine::pdb::Limits;
+use crate::snapshot::{condition, is_true, Pod, Snapshot};
+
+/// Where a workload's startup figure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartupSource {
+    /// The median start → Ready of this many of its own pods.
+    Observed { pods: usize },
+    /// No pod shows both times: `--pod-startup`.
+    Default,
+}
+
+/// How long a new pod of a workload takes to become Ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Startup {
+    pub duration: SignedDuration,
+    pub source: StartupSource,
+}
+
+/// The expected start → Ready of a workload's new pod: the median over its running pods of
+/// `status.startTime` → the `Ready` condition's `lastTransitionTime`, else `default`.
+///
+/// The forecast's one downtime estimator (the same rule `explain` states): the switch to a
+/// shared module is this function's body.
+pub(crate) fn expected_startup(pods: &[&Pod], default: SignedDuration) -> Startup {
+    let mut samples: Vec<SignedDuration> = pods
+        .iter()
+        .filter_map(|p| {
+            let started = p.status.start_time?;
+            let ready = condition(&p.status.conditions, "Ready").filter(|c| c.status == "True")?;
+            let took = started.duration_until(ready.last_transition_time?);
+            (!took.is_negative()).then_some(took)
+        })
+        .collect();
+    if samples.is_empty() {
+        return Startup { duration: default, source: StartupSource::Default };
+    }
+    samples.sort();
+    Startup { duration: samples[(samples.len() - 1) / 2], source: StartupSource::Observed { pods: samples.len() } }
+}
+
+/// Every pod's workload, resolved once at the start (the disruption controller's finders:
+/// kubernetes `pkg/controller/disruption/disruption.go` `finders` — a ReplicaSet owned by a
+/// Deployment counts as the Deployment).
+#[derive(Debug, Clone)]
+pub(crate) struct Workloads {
+    of_pod: HashMap<String, usize>,
+    pub names: Vec<String>,
+    pub pods: Vec<Vec<String>>,
+    pub startup: Vec<Startup>,
+}
+
+impl Workloads {
+    pub(crate) fn new(snapshot: &Snapshot, default_startup: SignedDuration) -> Workloads {
+        let deployment_of: HashMap<(&str, &str), &str> = snapshot
+            .replica_sets
+            .iter()
+            .filter_map(|rs| {
+                let parent = rs.metadata.controller().filter(|o| o.kind == "Deployment")?;
+                Some(((rs.metadata.namespace(), rs.metadata.name.as_str()), parent.name.as_str()))
+            })
+            .collect();
+        let mut by_name: BTreeMap<String, Vec<&Pod>> = BTreeMap::new();
+        for pod in snapshot.pods.iter().filter(|p| !super::apply::ends_with_node(p)) {
+            let ns = pod.metadata.namespace();
+            let id = match pod.metadata.controller() {
+                None => format!("Pod/{ns}/{}", pod.metadata.name),
+                Some(o) if o.kind == "ReplicaSet" => match deployment_of.get(&(ns, o.name.as_str())) {
+                    Some(d) => format!("Deployment/{ns}/{d}"),
+                    // Without the ReplicaSet, its name less the pod-template-hash (as `pdb-audit`).
+                    None => match pod
+                        .metadata
+                        .labels
+                        .get("pod-template-hash")
+                        .and_then(|h| o.name.strip_suffix(h.as_str())?.strip_suffix('-'))
+                    {
+                        Some(d) if !d.is_empty() => format!("Deployment/{ns}/{d}"),
+                        _ => format!("ReplicaSet/{ns}/{}", o.name),
+                    },
+                },
+                Some(o) => format!("{}/{ns}/{}", o.kind, o.name),
+            };
+            by_name.entry(id).or_default().push(pod);
+        }
+        let mut out =
+            Workloads { of_pod: HashMap::default(), names: Vec::new(), pods: Vec::new(), startup: Vec::new() };
+        for (i, (name, pods)) in by_name.into_iter().enumerate() {
+            for p in &pods {
+                out.of_pod.insert(p.metadata.key(), i);
+            }
+            out.startup.push(expected_startup(&pods, default_startup));
+            out.pods.push(pods.iter().map(|p| p.metadata.key()).collect());
+            out.names.push(name);
+        }
+        out
+    }
+
+    pub(crate) fn of(&self, pod: &str) -> Option<usize> {
+        self.of_pod.get(pod).copied()
+    }
+}
+
+/// One workload's bill.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WorkloadHarm {
+    pub workload: String,
+    pub evictions: usize,
+    pub zero_ready_times: usize,
+    pub zero_ready_for: SignedDuration,
+    /// The nodes its pods were moved off.
+    pub nodes: BTreeSet<String>,
+    pub startup: Startup,
+    /// Pods that found no place: the workload stays short until the end.
+    pub pending: usize,
+    down_since: Option<Timestamp>,
+}
+
+/// The ledger of harm, by workload.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Harm {
+    by_workload: BTreeMap<usize, WorkloadHarm>,
+}
+
+impl Harm {
+    /// Plans the evictions of `moving` (pod position, destination) from `drain_at` in waves
+    /// and records what they cost each workload.
+    pub(crate) fn evict(
+        &mut self,
+        state: &State,
+        workloads: &Workloads,
+        moving: &[(usize, Option<String>)],
+        drain_at: Timestamp,
+        delays: &Delays,
+    ) -> Vec<Landing> {
+        let limits = Limits::new(&state.snapshot.pdbs);
+        let mut groups: BTreeMap<Option<usize>, Vec<&(usize, Option<String>)>> = BTreeMap::new();
+        for m in moving {
+            groups.entry(workloads.of(&state.snapshot.pods[m.0].metadata.key())).or_default().push(m);
+        }
+        let mut out = Vec::new();
+        for (w, mut members) in groups {
+            members.sort_by_key(|(p, _)| state.snapshot.pods[*p].metadata.key());
+            let startup = w.map_or(delays.pod_startup.value, |w| workloads.startup[w].duration);
+            let first = &state.snapshot.pods[members[0].0];
+            let per =
+                allowed_evictions(&limits, first).map_or(members.len(), |a| usize::try_from(a.max(1)).unwrap_or(1));
+            let ready_before = w.map_or(members.len(), |w| {
+                workloads.pods[w]
+                    .iter()
+                    .filter_map(|k| state.pod_index.get(k))
+                    .filter(|&&i| is_true(&state.snapshot.pods[i].status.conditions, "Ready"))
+                    .count()
+            });
+            let mut waves: BTreeMap<usize, (usize, bool)> = BTreeMap::new();
+            for (j, (p, to)) in members.iter().enumerate() {
+                let wave = j / per;
+                let evicted_at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
+                out.push(Landing {
+                    pod: state.snapshot.pods[*p].metadata.key(),
+                    to: to.clone(),
+                    evicted_at,
+                    ready_at: evicted_at + startup,
+                });
+                let e = waves.entry(wave).or_insert((0, false));
+                e.0 += 1;
+                e.1 |= to.is_none();
+            }
+            let Some(w) = w else { continue };
+            let entry = self.by_workload.entry(w).or_insert_with(|| WorkloadHarm {
+                workload: workloads.names[w].clone(),
+                evictions: 0,
+                zero_ready_times: 0,
+                zero_ready_for: SignedDuration::ZERO,
+                nodes: BTreeSet::new(),
+                startup: workloads.startup[w],
+                pending: 0,
+                down_since: None,
+            });
+            entry.evictions += members.len();
+            entry.pending += members.iter().filter(|(_, to)| to.is_none()).count();
+            entry.nodes.extend(members.iter().filter_map(|(p, _)| state.snapshot.pods[*p].spec.node_name.clone()));
+            let lost_for_good = entry.pending;
+            for (wave, (count, any_pending)) in waves {
+                if ready_before > 0 && count >= ready_before {
+                    entry.zero_ready_times += 1;
+                    if any_pending && lost_for_good >= ready_before {
+                        let at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
+                        entry.down_since.get_or_insert(at);
+                    } else {
+                        entry.zero_ready_for += startup;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The bill at `end`, most harmful first: longest at zero ready, then most often, then
+    /// most evictions, then by name.
+    pub(crate) fn finish(self, end: Timestamp) -> Vec<WorkloadHarm> {
+        let mut out: Vec<WorkloadHarm> = self
+            .by_workload
+            .into_values()
+            .map(|mut h| {
+                if let Some(since) = h.down_since.take() {
+                    h.zero_ready_for += since.duration_until(end).max(SignedDuration::ZERO);
+                }
+                h
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.zero_ready_for
+                .cmp(&a.zero_ready_for)
+                .then(b.zero_ready_times.cmp(&a.zero_ready_times))
+                .then(b.evictions.cmp(&a.evictions))
+                .then_with(|| a.workload.cmp(&b.workload))
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use jiff::SignedDuration;
+    use serde_json::json;
+
+    use super::{expected_startup, StartupSource};
+    use crate::testing::{pod, set, snapshot};
+
+    #[test]
+    fn startup_is_the_median_observed_else_the_default() {
+        let timed = |name: &str, ready: &str| {
+            let p = set(pod(name, "n"), "/status/startTime", json!("2026-11-29T09:00:00Z"));
+            set(p, "/status/conditions", json!([{"type": "Ready", "status": "True", "lastTransitionTime": ready}]))
+        };
+        let s = snapshot(vec![
+            timed("a", "2026-11-29T09:00:10Z"),
+            timed("b", "2026-11-29T09:00:40Z"),
+            timed("c", "2026-11-29T09:02:00Z"),
+            pod("d", "n"),
+        ]);
+        let pods: Vec<_> = s.pods.iter().collect();
+        let got = expected_startup(&pods, SignedDuration::from_secs(30));
+        assert_eq!(got.duration, SignedDuration::from_secs(40));
+        assert_eq!(got.source, StartupSource::Observed { pods: 3 });
+        let none = expected_startup(&pods[3..], SignedDuration::from_secs(7));
+        assert_eq!((none.duration, none.source), (SignedDuration::from_secs(7), StartupSource::Default));
+    }
+}

@@ -1,0 +1,174 @@
+//! A replacement's launch: the instance type and offering Karpenter's launch would pick, and
+//! the Node and NodeClaim that appear for it, initialized after the launch delay.
+//!
+//! The choice is the cheapest available offering among the replacement's instance types whose
+//! zone and capacity type the replacement allows (aws/karpenter-provider-aws
+//! `pkg/providers/instance/instance.go` launches with CreateFleet's `lowest-price` strategy for
+//! on-demand; spot uses `price-capacity-optimized`, which may pick a dearer pool: the forecast's
+//! figure is the lowest price, as the consolidation's own savings are).
+
+use jiff::Timestamp;
+
+use super::state::State;
+use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INITIALIZED, INSTANCE_TYPE, NODEPOOL, REGISTERED, ZONE};
+use crate::engine::method::Replacement;
+use crate::engine::scheduling::{allocatable, offering_compatible, NewClaim};
+use crate::snapshot::{Condition, InstanceType, Node, NodeClaim, Offering, StringMap};
+
+/// The node a replacement became.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Launch {
+    pub node: String,
+    pub node_pool: String,
+    pub instance_type: String,
+    pub zone: String,
+    pub capacity_type: String,
+    /// `None` when the catalogue has no price for the offering.
+    pub price: Option<f64>,
+}
+
+/// The cheapest available offering among the replacement's options: (type, offering).
+pub(crate) fn cheapest_offering<'s>(
+    types: &'s [InstanceType],
+    replacement: &Replacement,
+    claim: Option<&NewClaim>,
+) -> Option<(&'s InstanceType, &'s Offering)> {
+    let capacity_types: Vec<&str> = replacement.capacity_type.split(',').filter(|s| !s.is_empty()).collect();
+    let allowed = |o: &Offering| {
+        o.available
+            && (capacity_types.is_empty() || capacity_types.contains(&o.capacity_type.as_str()))
+            && (replacement.zones.is_empty() || replacement.zones.contains(&o.zone))
+            && claim.is_none_or(|c| offering_compatible(o, &c.requirements))
+    };
+    let price = |o: &Offering| o.price.unwrap_or(f64::INFINITY);
+    replacement
+        .instance_types
+        .iter()
+        .filter_map(|name| types.iter().find(|t| &t.name == name))
+        .flat_map(|t| t.offerings.iter().filter(|o| allowed(o)).map(move |o| (t, o)))
+        .min_by(|(ta, a), (tb, b)| {
+            price(a).total_cmp(&price(b)).then_with(|| (&ta.name, &a.zone).cmp(&(&tb.name, &b.zone)))
+        })
+}
+
+/// Creates the replacement's NodeClaim and Node, not yet initialized (`queue.go`
+/// `createReplacementNodeClaims`). `like` is a candidate the node copies its pool-independent
+/// labels (os, arch) and DaemonSet pods from.
+pub(crate) fn launch(
+    state: &mut State,
+    replacement: &Replacement,
+    claim: Option<&NewClaim>,
+    like: Option<&str>,
+    at: Timestamp,
+) -> Launch {
+    let name = format!("forecast-{}-{}", replacement.node_pool, state.launched);
+    let chosen = cheapest_offering(&state.snapshot.instance_types, replacement, claim);
+    let (it, offering) = match chosen {
+        Some((it, o)) => (Some(it.clone()), Some(o.clone())),
+        None => (None, None),
+    };
+    let launch = Launch {
+        node: name.clone(),
+        node_pool: replacement.node_pool.clone(),
+        instance_type: it
+            .as_ref()
+            .map_or_else(|| replacement.instance_types.first().cloned().unwrap_or_default(), |t| t.name.clone()),
+        zone: offering.as_ref().map(|o| o.zone.clone()).unwrap_or_default(),
+        capacity_type: offering.as_ref().map(|o| o.capacity_type.clone()).unwrap_or_default(),
+        price: offering.as_ref().and_then(|o| o.price),
+    };
+    let template = state.snapshot.node_pools.iter().find(|p| p.metadata.name == replacement.node_pool);
+    let mut labels: StringMap = StringMap::new();
+    if let Some(like) = like.and_then(|n| state.snapshot.nodes.iter().find(|x| x.metadata.name == n)) {
+        for key in ["kubernetes.io/os", "kubernetes.io/arch"] {
+            if let Some(v) = like.metadata.labels.get(key) {
+                labels.insert(key.into(), v.clone());
+            }
+        }
+    }
+    if let Some(it) = &it {
+        labels.extend(it.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    if let Some(pool) = template {
+        labels.extend(pool.spec.template.metadata.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    for (k, v) in [
+        (HOSTNAME, name.as_str()),
+        (INSTANCE_TYPE, launch.instance_type.as_str()),
+        (ZONE, launch.zone.as_str()),
+        (CAPACITY_TYPE, launch.capacity_type.as_str()),
+        (NODEPOOL, launch.node_pool.as_str()),
+        (REGISTERED, "true"),
+    ] {
+        labels.insert(k.into(), v.into());
+    }
+    let provider = format!("forecast:///{}/{name}", launch.zone);
+    let resources = it.as_ref().map(allocatable).unwrap_or_default();
+    let mut node = Node::default();
+    node.metadata.name.clone_from(&name);
+    node.metadata.labels.clone_from(&labels);
+    node.metadata.creation_timestamp = Some(at);
+    node.spec.provider_id = Some(provider.clone());
+    node.spec.taints = template.map(|p| p.spec.template.spec.taints.clone()).unwrap_or_default();
+    node.status.capacity = it.as_ref().map(|t| t.capacity.clone()).unwrap_or_default();
+    node.status.allocatable = resources.clone();
+    node.status.conditions.push(condition("Ready", "False", at));
+    let mut nodeclaim = NodeClaim::default();
+    nodeclaim.metadata.name = format!("{name}-claim");
+    nodeclaim.metadata.labels = labels;
+    nodeclaim.metadata.creation_timestamp = Some(at);
+    nodeclaim.status.node_name = Some(name.clone());
+    nodeclaim.status.provider_id = Some(provider);
+    nodeclaim.status.capacity.clone_from(&node.status.capacity);
+    nodeclaim.status.allocatable = resources;
+    nodeclaim.status.conditions.push(condition("Launched", "True", at));
+    state.snapshot.nodes.push(node);
+    state.snapshot.node_claims.push(nodeclaim);
+    if let Some(like) = like {
+        copy_daemon_pods(state, like, &name);
+    }
+    launch
+}
+
+/// The DaemonSet pods a new node runs, copied from a candidate (the DaemonSet controller
+/// creates one per node whose labels and taints it fits; the candidate's set is the estimate).
+fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
+    let copies: Vec<crate::snapshot::Pod> = state
+        .snapshot
+        .pods
+        .iter()
+        .filter(|p| p.spec.node_name.as_deref() == Some(from) && crate::engine::pod::is_owned_by_daemonset(p))
+        .map(|p| {
+            let mut copy = p.clone();
+            copy.metadata.name = format!("{}-{to}", p.metadata.name);
+            copy.spec.node_name = Some(to.to_owned());
+            copy
+        })
+        .collect();
+    if copies.is_empty() {
+        return;
+    }
+    state.snapshot.pods.extend(copies);
+    state.reindex_pods();
+}
+
+/// The replacement registered and initialized (`Initialized` on the claim, the
+/// `karpenter.sh/initialized` label, `Ready`). Consolidatable follows at once: its
+/// consolidateAfter counts from the last pod event (`nodeclaim/disruption/consolidation.go`).
+pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
+    if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
+        node.metadata.labels.insert(INITIALIZED.into(), "true".into());
+        node.status.conditions.retain(|c| c.type_ != "Ready");
+        node.status.conditions.push(condition("Ready", "True", at));
+    }
+    if let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| c.status.node_name.as_deref() == Some(name)) {
+        claim.metadata.labels.insert(INITIALIZED.into(), "true".into());
+        for kind in ["Registered", "Initialized", "Consolidatable"] {
+            claim.status.conditions.push(condition(kind, "True", at));
+        }
+    }
+}
+
+fn condition(kind: &str, status: &str, at: Timestamp) -> Condition {
+    Condition { type_: kind.into(), status: status.into(), last_transition_time: Some(at), ..Condition::default() }
+}

@@ -1,0 +1,253 @@
+//! The forecast: Karpenter's disruption controller replayed round after round until nothing
+//! acts (or a limit), each round on the cluster the previous commands left. Pure and
+//! deterministic, like the replay it repeats: no I/O, no clock of its own.
+//!
+//! A round is [`crate::engine::replay_round`] on the carried state; a round that acts starts
+//! its commands after their validation wait ([`apply::start`]) and the next round runs at once
+//! (karpenter `controller.go` `Reconcile` requeues immediately after a command); a round that
+//! finds nothing waits for the next thing due — a replacement initialized, a node gone, a pod
+//! Ready, a consolidateAfter ending, a budget window opening — on the 10 s polling grid.
+
+pub(crate) mod apply;
+pub(crate) mod clock;
+pub(crate) mod impact;
+pub(crate) mod launch;
+pub(crate) mod state;
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+
+use self::apply::{advance, start, Started};
+use self::clock::{next_round, Delays};
+use self::impact::{Harm, WorkloadHarm, Workloads};
+use self::state::State;
+use crate::engine::method::{Decision, Method};
+use crate::engine::nodepool::DisruptionReason;
+use crate::engine::state::Cluster;
+use crate::engine::{replay_round, CommandView, Replay};
+use crate::snapshot::Snapshot;
+
+/// When the forecast stops (besides nothing acting any more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Limits {
+    /// Rounds that act.
+    pub rounds: Option<usize>,
+    /// Time from the start.
+    pub until: Option<SignedDuration>,
+}
+
+/// Why it stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// No method acts and nothing that could change that is due.
+    Settled,
+    Rounds,
+    Until,
+    /// The safety bound ([`MAX_ROUNDS`]) without `--rounds`.
+    Bound,
+}
+
+/// Rounds a forecast runs at most when `--rounds` is not given.
+pub(crate) const MAX_ROUNDS: usize = 500;
+
+/// One command of a round, as it went.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Step {
+    pub decision: Decision,
+    pub reason: DisruptionReason,
+    pub candidates: Vec<String>,
+    pub savings: f64,
+    pub started: Started,
+}
+
+/// A round that acted.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Round {
+    pub index: usize,
+    /// When the round ran, and when its commands started (after the validation wait).
+    pub at: SignedDuration,
+    pub started_at: SignedDuration,
+    pub method: Method,
+    pub steps: Vec<Step>,
+    /// Σ savings so far ($/h).
+    pub cumulative: f64,
+    /// Per NodePool: (allowed, in flight) for the method's reason, when a budget bounds it.
+    pub budgets: BTreeMap<String, (i64, usize)>,
+}
+
+/// Nodes and $/h of one NodePool.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct PoolState {
+    pub nodes: usize,
+    pub cost: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Forecast {
+    pub start: Timestamp,
+    pub rounds: Vec<Round>,
+    pub stop: Stop,
+    /// When the last command finished (its nodes gone).
+    pub end: SignedDuration,
+    /// When the last round ran: the forecast looked this far.
+    pub looked_until: SignedDuration,
+    pub pools: BTreeMap<String, (PoolState, PoolState)>,
+    pub workloads: Vec<WorkloadHarm>,
+    /// Pods left pending at the end, and when they lost their place.
+    pub pending: Vec<(String, SignedDuration)>,
+    pub delays: Delays,
+}
+
+/// Runs the forecast on `snapshot` from `now`.
+pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limits: Limits) -> Forecast {
+    let workloads = Workloads::new(&snapshot, delays.pod_startup.value);
+    let before = pool_states(&snapshot, now);
+    let mut state = State::new(snapshot, now);
+    let mut harm = Harm::default();
+    let mut rounds: Vec<Round> = Vec::new();
+    let mut cumulative = 0.0;
+    let deadline = limits.until.map(|d| now + d);
+    let max_rounds = limits.rounds.unwrap_or(MAX_ROUNDS);
+    let mut t = now;
+    let stop = loop {
+        if deadline.is_some_and(|d| t > d) {
+            break Stop::Until;
+        }
+        if rounds.len() >= max_rounds {
+            break if limits.rounds.is_some() { Stop::Rounds } else { Stop::Bound };
+        }
+        advance(&mut state, t);
+        let replay = replay_round(&state.snapshot, t);
+        let acting = replay.method.filter(|_| !replay.commands.is_empty());
+        if let Some(method) = acting {
+            let started_at = t + delays.validation_of(method);
+            advance(&mut state, started_at);
+            let budgets = budget_view(&replay, method.reason());
+            let steps: Vec<Step> = replay
+                .commands
+                .iter()
+                .map(|c| step(&mut state, c, started_at, delays, &workloads, &mut harm))
+                .collect();
+            cumulative += steps.iter().map(|s| s.savings).sum::<f64>();
+            rounds.push(Round {
+                index: rounds.len() + 1,
+                at: now.duration_until(t),
+                started_at: now.duration_until(started_at),
+                method,
+                steps,
+                cumulative,
+                budgets,
+            });
+            t = started_at;
+            continue;
+        }
+        let due = [state.next_due(), consolidate_after_due(&state.snapshot, t), window_due(&replay)]
+            .into_iter()
+            .flatten()
+            .filter(|d| *d > t)
+            .min();
+        match next_round(t, false, due, delays) {
+            Some(next) => t = next,
+            None => break Stop::Settled,
+        }
+    };
+    // Commands already started run to their end: the end state is what they leave.
+    while let Some(due) = state.next_due() {
+        advance(&mut state, due);
+    }
+    let end = rounds.iter().flat_map(|r| r.steps.iter().map(|s| s.started.gone_at)).max().unwrap_or(now);
+    let after = pool_states(&state.snapshot, state.now);
+    let mut pools: BTreeMap<String, (PoolState, PoolState)> = BTreeMap::new();
+    for (name, b) in &before {
+        pools.entry(name.clone()).or_default().0 = *b;
+    }
+    for (name, a) in &after {
+        pools.entry(name.clone()).or_default().1 = *a;
+    }
+    let pending = state.pending.iter().map(|(p, at)| (p.clone(), now.duration_until(*at))).collect();
+    Forecast {
+        start: now,
+        rounds,
+        stop,
+        end: now.duration_until(end),
+        looked_until: now.duration_until(t),
+        pools,
+        workloads: harm.finish(end.max(t)),
+        pending,
+        delays: *delays,
+    }
+}
+
+fn step(
+    state: &mut State,
+    command: &CommandView,
+    at: Timestamp,
+    delays: &Delays,
+    workloads: &Workloads,
+    harm: &mut Harm,
+) -> Step {
+    let started = start(state, command, at, delays, workloads, harm);
+    Step {
+        decision: command.decision,
+        reason: command.reason,
+        candidates: command.candidates.clone(),
+        savings: command.savings,
+        started,
+    }
+}
+
+/// The budgets that bound the acting reason: (allowed, in flight) per pool.
+fn budget_view(replay: &Replay, reason: DisruptionReason) -> BTreeMap<String, (i64, usize)> {
+    replay
+        .budgets
+        .iter()
+        .filter_map(|(pool, b)| {
+            let r = b.for_reason(reason)?;
+            (r.allowed < crate::engine::budget::UNBOUNDED).then(|| (pool.clone(), (r.allowed, b.disrupting.len())))
+        })
+        .collect()
+}
+
+/// The next moment a NodeClaim's consolidateAfter ends.
+fn consolidate_after_due(snapshot: &Snapshot, now: Timestamp) -> Option<Timestamp> {
+    let pools: BTreeMap<&str, &crate::snapshot::NodePool> =
+        snapshot.node_pools.iter().map(|p| (p.metadata.name.as_str(), p)).collect();
+    snapshot
+        .node_claims
+        .iter()
+        .filter_map(|c| {
+            let pool = pools.get(c.metadata.labels.get(crate::engine::labels::NODEPOOL)?.as_str())?;
+            crate::engine::candidate::is_under_consolidate_after(pool, c, now).map(|left| now + left)
+        })
+        .min()
+}
+
+/// The next budget window change of a pool whose budget has nothing left now: opening it may
+/// let a method act.
+fn window_due(replay: &Replay) -> Option<Timestamp> {
+    replay
+        .budgets
+        .values()
+        .filter(|b| b.by_reason.iter().any(|r| r.remaining == 0))
+        .flat_map(|b| b.budgets.iter().flat_map(|s| [s.window_opens_at, s.window_closes_at]))
+        .flatten()
+        .min()
+}
+
+/// Nodes and $/h per NodePool (a node's price as Karpenter resolves it; unpriced nodes count 0).
+pub(crate) fn pool_states(snapshot: &Snapshot, now: Timestamp) -> BTreeMap<String, PoolState> {
+    let cluster = Cluster::new(snapshot, now);
+    let mut out: BTreeMap<String, PoolState> = BTreeMap::new();
+    for node in &cluster.nodes {
+        let Some(pool) = node.node_pool_name() else { continue };
+        let it = crate::engine::pricing::instance_type_name(node).and_then(|n| cluster.instance_types.get(n).copied());
+        let entry = out.entry(pool.to_owned()).or_default();
+        entry.nodes += 1;
+        entry.cost += crate::engine::pricing::node_price(node, it).unwrap_or(0.0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

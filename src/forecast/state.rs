@@ -1,0 +1,108 @@
+//! The cluster as the forecast carries it from round to round: the snapshot, changed in place
+//! by each command (nothing is rebuilt from the original), the clock, and what is in flight.
+
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
+use jiff::Timestamp;
+
+use crate::audit::budget::Rule;
+use crate::engine::pdb::Limits;
+use crate::snapshot::{Condition, Snapshot};
+
+/// A command Karpenter started and has not finished: its replacements are launching, or its
+/// candidates draining. Its candidates count against the budget until they are gone.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct InFlight {
+    pub candidates: Vec<String>,
+    pub replacements: Vec<String>,
+    /// The replacements are initialized and the candidates' NodeClaims deleted (a delete
+    /// command's start).
+    pub drain_at: Timestamp,
+    /// The candidates' last pods have terminated: the nodes are gone.
+    pub gone_at: Timestamp,
+    pub drained: bool,
+    /// Each moving pod (`ns/name`), where it lands (`None`: nowhere, it stays pending), and when
+    /// its new copy is Ready.
+    pub landing: Vec<Landing>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Landing {
+    pub pod: String,
+    pub to: Option<String>,
+    /// When it is evicted (its PDB may make it wait for an earlier wave).
+    pub evicted_at: Timestamp,
+    pub ready_at: Timestamp,
+}
+
+/// The forecast's state.
+#[derive(Debug, Clone)]
+pub(crate) struct State {
+    pub snapshot: Snapshot,
+    pub now: Timestamp,
+    pub in_flight: Vec<InFlight>,
+    /// Pods evicted and recreated, not Ready yet: (`ns/name`, Ready at).
+    pub starting: Vec<(String, Timestamp)>,
+    /// Replacement NodeClaims launched so far (their names are numbered).
+    pub launched: usize,
+    /// Pods that found no place, by the command time they were evicted.
+    pub pending: BTreeMap<String, Timestamp>,
+    /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
+    pub pod_index: HashMap<String, usize>,
+}
+
+impl State {
+    pub(crate) fn new(snapshot: Snapshot, now: Timestamp) -> State {
+        let mut state = State {
+            snapshot,
+            now,
+            in_flight: Vec::new(),
+            starting: Vec::new(),
+            launched: 0,
+            pending: BTreeMap::new(),
+            pod_index: HashMap::default(),
+        };
+        state.reindex_pods();
+        state
+    }
+
+    pub(crate) fn reindex_pods(&mut self) {
+        self.pod_index = self.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
+    }
+
+    /// The earliest thing not yet applied: a drain, a node gone, a pod Ready.
+    pub(crate) fn next_due(&self) -> Option<Timestamp> {
+        let flights = self.in_flight.iter().map(|f| if f.drained { f.gone_at } else { f.drain_at });
+        flights.chain(self.starting.iter().map(|(_, t)| *t)).min()
+    }
+
+    /// Marks a pod Ready or not, and moves the healthy count of every PDB that selects it, as
+    /// the disruption controller recounts `status.currentHealthy` (kubernetes
+    /// `pkg/controller/disruption/disruption.go` `countHealthyPods`, `updatePdbStatus`).
+    pub(crate) fn set_ready(&mut self, pod: usize, ready: bool, at: Timestamp) {
+        let p = &mut self.snapshot.pods[pod];
+        let was = crate::snapshot::is_true(&p.status.conditions, "Ready");
+        p.status.conditions.retain(|c| c.type_ != "Ready");
+        p.status.conditions.push(Condition {
+            type_: "Ready".into(),
+            status: if ready { "True" } else { "False" }.into(),
+            last_transition_time: Some(at),
+            ..Condition::default()
+        });
+        if was == ready {
+            return;
+        }
+        let matching: Vec<String> = {
+            let limits = Limits::new(&self.snapshot.pdbs);
+            limits.matching(&self.snapshot.pods[pod]).iter().map(|b| b.metadata.key()).collect()
+        };
+        for pdb in self.snapshot.pdbs.iter_mut().filter(|b| matching.contains(&b.metadata.key())) {
+            pdb.status.current_healthy += if ready { 1 } else { -1 };
+            let rule = Rule::of(&pdb.spec);
+            pdb.status.desired_healthy = rule.desired_healthy(pdb.status.expected_pods);
+            pdb.status.disruptions_allowed =
+                rule.disruptions_allowed(pdb.status.expected_pods, pdb.status.current_healthy);
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! `forecast` as text and Markdown: the timeline, the end state per NodePool, the bill per
+//! workload, the delays (defaults marked). `--compare` puts both forecasts side by side.
+
+use super::table::{kubectl, markdown};
+use crate::report::forecast::{ComparisonDoc, ForecastDoc};
+
+/// `1h2m5s`-style seconds.
+fn duration(secs: i64) -> String {
+    let secs = secs.max(0);
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 || out.is_empty() {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+fn money(x: f64) -> String {
+    format!("${x:.4}")
+}
+
+fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool) -> String {
+    if md {
+        markdown(headers, &rows)
+    } else {
+        kubectl(headers, rows, no_headers)
+    }
+}
+
+fn heading(text: &str, md: bool) -> String {
+    if md {
+        format!("\n### {text}\n\n")
+    } else {
+        format!("\n{text}\n")
+    }
+}
+
+fn summary(f: &ForecastDoc) -> String {
+    let how = match f.stop {
+        "settled" => "then nothing acts (checked to",
+        "rounds" => "stopped at --rounds",
+        "until" => "stopped at --until",
+        _ => "stopped at the 500-round bound",
+    };
+    let checked = if f.stop == "settled" { format!(" +{})", duration(f.looked_until_seconds)) } else { String::new() };
+    format!(
+        "Forecast from {}: {} round(s) act, {how}{checked}; the last command ends at +{}; saves {}/h.\n",
+        f.start,
+        f.rounds.len(),
+        duration(f.end_seconds),
+        money(f.savings)
+    )
+}
+
+fn delays(f: &ForecastDoc) -> String {
+    let items: Vec<String> = f
+        .delays
+        .iter()
+        .map(|d| format!("{} {}{}", d.name, duration(d.seconds), if d.default { " (default)" } else { "" }))
+        .collect();
+    format!("Delays: {}.\n", items.join(", "))
+}
+
+fn timeline(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+    let mut rows = Vec::new();
+    for r in &f.rounds {
+        let budget: Vec<String> = r
+            .budgets
+            .iter()
+            .map(|b| format!("{}: {} allowed, {} in flight", b.node_pool, b.allowed, b.in_flight))
+            .collect();
+        for c in &r.commands {
+            let mut command = format!("{} {}", c.decision, c.candidates.join(","));
+            for l in &c.replacements {
+                command.push_str(&format!(" → {} {} {} {}", l.node, l.instance_type, l.capacity_type, l.zone));
+            }
+            if !c.pending.is_empty() {
+                command.push_str(&format!(" ({} pod(s) left pending)", c.pending.len()));
+            }
+            rows.push(vec![
+                r.round.to_string(),
+                format!("+{}", duration(r.started_at_seconds)),
+                r.method.to_owned(),
+                command,
+                format!("+{}", duration(c.gone_at_seconds)),
+                money(c.savings),
+                money(r.cumulative_savings),
+                if budget.is_empty() { "-".to_owned() } else { budget.join("; ") },
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return "No method acts: the cluster is already settled.\n".to_owned();
+    }
+    table(
+        &["ROUND", "STARTS", "METHOD", "COMMAND", "GONE", "SAVINGS/H", "CUMULATIVE/H", "BUDGET"],
+        rows,
+        md,
+        no_headers,
+    )
+}
+
+fn pools(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+    let rows = f
+        .node_pools
+        .iter()
+        .map(|p| {
+            vec![
+                p.node_pool.clone(),
+                format!("{} → {}", p.nodes_before, p.nodes_after),
+                format!("{} → {}", money(p.cost_before), money(p.cost_after)),
+            ]
+        })
+        .collect();
+    table(&["NODEPOOL", "NODES", "COST/H"], rows, md, no_headers)
+}
+
+fn workloads(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+    if f.workloads.is_empty() {
+        return "No workload loses a pod.\n".to_owned();
+    }
+    let rows = f
+        .workloads
+        .iter()
+        .map(|w| {
+            vec![
+                w.workload.clone(),
+                w.evictions.to_string(),
+                w.zero_ready_times.to_string(),
+                duration(w.zero_ready_seconds),
+                w.nodes.join(","),
+                format!("{} ({})", duration(w.startup_seconds), w.startup_source),
+                w.pending.to_string(),
+            ]
+        })
+        .collect();
+    table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR", "MOVED-OFF", "STARTUP", "PENDING"], rows, md, no_headers)
+}
+
+pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+    let mut out = summary(f);
+    if !f.overrides.is_empty() {
+        out.push_str(&format!("What-if: {}.\n", f.overrides.join("; ")));
+    }
+    out.push_str(&delays(f));
+    out.push_str(&heading("Timeline", md));
+    out.push_str(&timeline(f, md, no_headers));
+    out.push_str(&heading("End state per NodePool", md));
+    out.push_str(&pools(f, md, no_headers));
+    out.push_str(&heading("Workloads, most harmed first", md));
+    out.push_str(&workloads(f, md, no_headers));
+    if !f.pending.is_empty() {
+        out.push_str(&heading("Pods left pending", md));
+        for p in &f.pending {
+            out.push_str(&format!("- {} (since +{})\n", p.pod, duration(p.since_seconds)));
+        }
+    }
+    out
+}
+
+pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool) -> String {
+    let mut out = format!("Forecast without and with: {}.\n", c.overrides.join("; "));
+    out.push_str(&delays(&c.without));
+    let totals = |f: &ForecastDoc| {
+        let evictions: usize = f.workloads.iter().map(|w| w.evictions).sum();
+        let down: i64 = f.workloads.iter().map(|w| w.zero_ready_seconds).sum();
+        (f.rounds.len(), money(f.savings), evictions, duration(down), duration(f.end_seconds))
+    };
+    let (a, b) = (totals(&c.without), totals(&c.with));
+    let rows = vec![
+        vec!["rounds that act".to_owned(), a.0.to_string(), b.0.to_string()],
+        vec!["savings/h".to_owned(), a.1, b.1],
+        vec!["evictions".to_owned(), a.2.to_string(), b.2.to_string()],
+        vec!["time at zero ready (sum)".to_owned(), a.3, b.3],
+        vec!["last command ends".to_owned(), format!("+{}", a.4), format!("+{}", b.4)],
+    ];
+    out.push_str(&heading("Totals", md));
+    out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers));
+    out.push_str(&heading("Workloads (without | with)", md));
+    if c.workloads.is_empty() {
+        out.push_str("No workload loses a pod in either.\n");
+    } else {
+        let rows = c
+            .workloads
+            .iter()
+            .map(|w| {
+                vec![
+                    w.workload.clone(),
+                    format!("{} | {}", w.evictions[0], w.evictions[1]),
+                    format!("{} | {}", w.zero_ready_times[0], w.zero_ready_times[1]),
+                    format!("{} | {}", duration(w.zero_ready_seconds[0]), duration(w.zero_ready_seconds[1])),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR"], rows, md, no_headers));
+    }
+    out.push_str(&heading("Without", md));
+    out.push_str(&timeline(&c.without, md, no_headers));
+    out.push_str(&heading("With", md));
+    out.push_str(&timeline(&c.with, md, no_headers));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration;
+
+    #[test]
+    fn durations_read_like_kubectl() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(45), "45s");
+        assert_eq!(duration(3725), "1h2m5s");
+        assert_eq!(duration(120), "2m");
+    }
+}

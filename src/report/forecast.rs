@@ -1,0 +1,314 @@
+//! The `forecast` document: the rounds, the end state per NodePool, the bill per workload, and
+//! (with `--compare`) the same with and without the `--set` changes side by side.
+//!
+//! Durations are whole seconds from the forecast's start; money is $/h rounded to 1e-6 so that
+//! the bytes do not depend on the order sums were taken in.
+
+use serde::Serialize;
+
+use crate::forecast::clock::{Delays, Figure};
+use crate::forecast::impact::StartupSource;
+use crate::forecast::{Forecast, Stop};
+use crate::snapshot::API_VERSION;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForecastDoc {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub start: String,
+    /// `settled`, `rounds`, `until` or `bound`.
+    pub stop: &'static str,
+    /// Seconds from the start until the last command finished.
+    pub end_seconds: i64,
+    /// Seconds from the start of the last round the forecast ran.
+    pub looked_until_seconds: i64,
+    pub overrides: Vec<String>,
+    pub delays: Vec<DelayView>,
+    pub rounds: Vec<RoundView>,
+    pub savings: f64,
+    pub node_pools: Vec<PoolView>,
+    pub workloads: Vec<WorkloadView>,
+    pub pending: Vec<PendingView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DelayView {
+    pub name: &'static str,
+    pub seconds: i64,
+    /// `true`: our stated default, not a flag's value.
+    pub default: bool,
+    pub flag: &'static str,
+    pub basis: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundView {
+    pub round: usize,
+    pub at_seconds: i64,
+    pub started_at_seconds: i64,
+    pub method: &'static str,
+    pub commands: Vec<CommandView>,
+    pub cumulative_savings: f64,
+    pub budgets: Vec<BudgetView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandView {
+    pub decision: &'static str,
+    pub reason: &'static str,
+    pub candidates: Vec<String>,
+    pub replacements: Vec<LaunchView>,
+    pub savings: f64,
+    pub drain_at_seconds: i64,
+    pub gone_at_seconds: i64,
+    pub pods_moved: usize,
+    pub pending: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchView {
+    pub node: String,
+    pub node_pool: String,
+    pub instance_type: String,
+    pub zone: String,
+    pub capacity_type: String,
+    pub price: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetView {
+    pub node_pool: String,
+    pub allowed: i64,
+    pub in_flight: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolView {
+    pub node_pool: String,
+    pub nodes_before: usize,
+    pub nodes_after: usize,
+    pub cost_before: f64,
+    pub cost_after: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadView {
+    pub workload: String,
+    pub evictions: usize,
+    pub zero_ready_times: usize,
+    pub zero_ready_seconds: i64,
+    pub nodes: Vec<String>,
+    pub startup_seconds: i64,
+    /// `observed` (median of its pods' start → Ready) or `default` (`--pod-startup`).
+    pub startup_source: &'static str,
+    pub pending: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingView {
+    pub pod: String,
+    pub since_seconds: i64,
+}
+
+/// `--compare`: the forecast without the `--set` changes and with them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComparisonDoc {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub overrides: Vec<String>,
+    pub workloads: Vec<WorkloadPair>,
+    pub without: ForecastDoc,
+    pub with: ForecastDoc,
+}
+
+/// One workload's bill in both forecasts (zero where it was not touched).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadPair {
+    pub workload: String,
+    pub evictions: [usize; 2],
+    pub zero_ready_times: [usize; 2],
+    pub zero_ready_seconds: [i64; 2],
+}
+
+fn money(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+fn delay(name: &'static str, f: Figure, flag: &'static str, basis: &'static str) -> DelayView {
+    DelayView { name, seconds: f.value.as_secs(), default: f.default, flag, basis }
+}
+
+fn delays(d: &Delays) -> Vec<DelayView> {
+    vec![
+        delay("polling", d.polling, "", "karpenter: controllers/disruption/controller.go pollingPeriod"),
+        delay(
+            "validation",
+            d.validation,
+            "--validation-delay",
+            "karpenter: controllers/disruption/consolidation.go commandValidationDelay",
+        ),
+        delay("launch", d.launch, "--launch-delay", "estimate: NodeClaim created → Initialized"),
+        delay("podStartup", d.pod_startup, "--pod-startup", "estimate, when a workload's pods show no start → Ready"),
+        delay(
+            "terminationGrace",
+            d.termination_grace,
+            "--termination-grace",
+            "kubernetes: terminationGracePeriodSeconds default, when a pod sets none",
+        ),
+    ]
+}
+
+const fn stop_name(s: Stop) -> &'static str {
+    match s {
+        Stop::Settled => "settled",
+        Stop::Rounds => "rounds",
+        Stop::Until => "until",
+        Stop::Bound => "bound",
+    }
+}
+
+/// Projects a forecast.
+pub(crate) fn document(f: &Forecast, overrides: &[String]) -> ForecastDoc {
+    let secs = |t: jiff::Timestamp| f.start.duration_until(t).as_secs();
+    let rounds = f
+        .rounds
+        .iter()
+        .map(|r| RoundView {
+            round: r.index,
+            at_seconds: r.at.as_secs(),
+            started_at_seconds: r.started_at.as_secs(),
+            method: r.method.as_str(),
+            commands: r
+                .steps
+                .iter()
+                .map(|s| CommandView {
+                    decision: s.decision.as_str(),
+                    reason: s.reason.as_str(),
+                    candidates: s.candidates.clone(),
+                    replacements: s
+                        .started
+                        .launches
+                        .iter()
+                        .map(|l| LaunchView {
+                            node: l.node.clone(),
+                            node_pool: l.node_pool.clone(),
+                            instance_type: l.instance_type.clone(),
+                            zone: l.zone.clone(),
+                            capacity_type: l.capacity_type.clone(),
+                            price: l.price.map(money),
+                        })
+                        .collect(),
+                    savings: money(s.savings),
+                    drain_at_seconds: secs(s.started.drain_at),
+                    gone_at_seconds: secs(s.started.gone_at),
+                    pods_moved: s.started.moved,
+                    pending: s.started.pending.clone(),
+                })
+                .collect(),
+            cumulative_savings: money(r.cumulative),
+            budgets: r
+                .budgets
+                .iter()
+                .map(|(p, (allowed, in_flight))| BudgetView {
+                    node_pool: p.clone(),
+                    allowed: *allowed,
+                    in_flight: *in_flight,
+                })
+                .collect(),
+        })
+        .collect();
+    ForecastDoc {
+        api_version: API_VERSION,
+        kind: "Forecast",
+        start: f.start.to_string(),
+        stop: stop_name(f.stop),
+        end_seconds: f.end.as_secs(),
+        looked_until_seconds: f.looked_until.as_secs(),
+        overrides: overrides.to_vec(),
+        delays: delays(&f.delays),
+        rounds,
+        savings: money(f.rounds.last().map_or(0.0, |r| r.cumulative)),
+        node_pools: f
+            .pools
+            .iter()
+            .map(|(p, (b, a))| PoolView {
+                node_pool: p.clone(),
+                nodes_before: b.nodes,
+                nodes_after: a.nodes,
+                cost_before: money(b.cost),
+                cost_after: money(a.cost),
+            })
+            .collect(),
+        workloads: f
+            .workloads
+            .iter()
+            .map(|w| WorkloadView {
+                workload: w.workload.clone(),
+                evictions: w.evictions,
+                zero_ready_times: w.zero_ready_times,
+                zero_ready_seconds: w.zero_ready_for.as_secs(),
+                nodes: w.nodes.iter().cloned().collect(),
+                startup_seconds: w.startup.duration.as_secs(),
+                startup_source: match w.startup.source {
+                    StartupSource::Observed { .. } => "observed",
+                    StartupSource::Default => "default",
+                },
+                pending: w.pending,
+            })
+            .collect(),
+        pending: f
+            .pending
+            .iter()
+            .map(|(p, since)| PendingView { pod: p.clone(), since_seconds: since.as_secs() })
+            .collect(),
+    }
+}
+
+/// Both forecasts and, per workload, their bills side by side (most harm in either first).
+pub(crate) fn comparison(without: ForecastDoc, with: ForecastDoc, overrides: &[String]) -> ComparisonDoc {
+    let mut names: Vec<&str> = without.workloads.iter().chain(&with.workloads).map(|w| w.workload.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let find = |doc: &ForecastDoc, name: &str| doc.workloads.iter().find(|w| w.workload == name).cloned();
+    let mut workloads: Vec<WorkloadPair> = names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = (find(&without, name), find(&with, name));
+            let pick = |w: &Option<WorkloadView>, f: fn(&WorkloadView) -> i64| w.as_ref().map_or(0, f);
+            WorkloadPair {
+                workload: name.to_owned(),
+                evictions: [a.as_ref().map_or(0, |w| w.evictions), b.as_ref().map_or(0, |w| w.evictions)],
+                zero_ready_times: [
+                    a.as_ref().map_or(0, |w| w.zero_ready_times),
+                    b.as_ref().map_or(0, |w| w.zero_ready_times),
+                ],
+                zero_ready_seconds: [pick(&a, |w| w.zero_ready_seconds), pick(&b, |w| w.zero_ready_seconds)],
+            }
+        })
+        .collect();
+    workloads.sort_by(|x, y| {
+        let harm = |p: &WorkloadPair| {
+            (p.zero_ready_seconds[0].max(p.zero_ready_seconds[1]), p.evictions[0].max(p.evictions[1]))
+        };
+        harm(y).cmp(&harm(x)).then_with(|| x.workload.cmp(&y.workload))
+    });
+    ComparisonDoc {
+        api_version: API_VERSION,
+        kind: "ForecastComparison",
+        overrides: overrides.to_vec(),
+        workloads,
+        without,
+        with,
+    }
+}
