@@ -123,7 +123,8 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
         if let Some(method) = acting {
             let started_at = t + delays.validation_of(method);
             advance(&mut state, started_at);
-            let budgets = budget_view(&replay, method.reason());
+            let pools = candidate_pools(&state.snapshot, &replay.commands);
+            let budgets = budget_view(&replay, method.reason(), &pools);
             let steps: Vec<Step> = replay
                 .commands
                 .iter()
@@ -197,11 +198,27 @@ fn step(
     }
 }
 
-/// The budgets that bound the acting reason: (allowed, in flight) per pool.
-fn budget_view(replay: &Replay, reason: DisruptionReason) -> BTreeMap<String, (i64, usize)> {
+/// The NodePools of the round's candidates.
+fn candidate_pools(snapshot: &Snapshot, commands: &[CommandView]) -> Vec<String> {
+    let names: std::collections::BTreeSet<&str> =
+        commands.iter().flat_map(|c| c.candidates.iter().map(String::as_str)).collect();
+    let mut pools: Vec<String> = snapshot
+        .nodes
+        .iter()
+        .filter(|n| names.contains(n.metadata.name.as_str()))
+        .filter_map(|n| n.metadata.labels.get(crate::engine::labels::NODEPOOL).cloned())
+        .collect();
+    pools.sort();
+    pools.dedup();
+    pools
+}
+
+/// The budgets that bound the acting reason in the candidates' pools: (allowed, in flight).
+fn budget_view(replay: &Replay, reason: DisruptionReason, pools: &[String]) -> BTreeMap<String, (i64, usize)> {
     replay
         .budgets
         .iter()
+        .filter(|(pool, _)| pools.contains(pool))
         .filter_map(|(pool, b)| {
             let r = b.for_reason(reason)?;
             (r.allowed < crate::engine::budget::UNBOUNDED).then(|| (pool.clone(), (r.allowed, b.disrupting.len())))
