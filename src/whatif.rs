@@ -233,4 +233,41 @@ mod tests {
         assert!(apply(&mut s, &["colour=blue".into()]).is_err());
         assert!(apply(&mut s, &["pod-deletion-cost=ns/none=1".into()]).is_err());
     }
+
+    #[test]
+    fn pdb_fields_rewrite_the_spec_and_recount_the_status() {
+        let mut s = crate::testing::demo();
+        apply(&mut s, &["pdb/tenant-a/app-b.minAvailable=1".into()]).unwrap();
+        let pdb = s.pdbs.iter().find(|p| p.metadata.name == "app-b").unwrap();
+        assert_eq!(pdb.spec.max_unavailable, None);
+        // One replica, one must stay: nothing may go (disruption.go updatePdbStatus).
+        assert_eq!((pdb.status.desired_healthy, pdb.status.disruptions_allowed), (1, 0));
+        apply(&mut s, &["pdb/tenant-a/app-b.maxUnavailable=100%".into()]).unwrap();
+        let pdb = s.pdbs.iter().find(|p| p.metadata.name == "app-b").unwrap();
+        assert_eq!(pdb.status.disruptions_allowed, 1);
+        assert!(apply(&mut s, &["pdb/tenant-a/ghost.minAvailable=1".into()]).is_err());
+        assert!(apply(&mut s, &["pdb/tenant-a/app-b.minAvailable=many".into()]).is_err());
+        assert!(apply(&mut s, &["pdb/tenant-a/app-b.selector=x".into()]).is_err());
+    }
+
+    #[test]
+    fn replicas_add_pending_copies_or_remove_pods() {
+        use crate::testing::{managed_node, node_pool, pod, set, snapshot};
+        let web = |name: &str| {
+            let p = set(pod(name, "node-a"), "/metadata/labels/pod-template-hash", serde_json::json!("abc"));
+            let owner = serde_json::json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "controller": true}]);
+            set(p, "/metadata/ownerReferences", owner)
+        };
+        let mut objects = vec![node_pool("default")];
+        objects.extend(managed_node("node-a"));
+        objects.extend([web("web-abc-1"), web("web-abc-2")]);
+        let mut s = snapshot(objects);
+        apply(&mut s, &["deployment/default/web.replicas=3".into()]).unwrap();
+        let copies: Vec<_> = s.pods.iter().filter(|p| p.spec.node_name.is_none()).collect();
+        assert_eq!(copies.len(), 1);
+        apply(&mut s, &["deployment/default/web.replicas=1".into()]).unwrap();
+        let left: Vec<&str> = s.pods.iter().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(left, ["web-abc-1"]);
+        assert!(apply(&mut s, &["deployment/default/ghost.replicas=1".into()]).is_err());
+    }
 }
