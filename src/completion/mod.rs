@@ -155,8 +155,16 @@ fn flag_names(root: &Command, subcommand: Option<&Command>, line: &Line) -> Comp
 }
 
 /// What `--set` accepts (see `whatif`): keys to complete, then the value is typed.
-const SET_KEYS: [&str; 5] =
-    ["consolidationPolicy=", "consolidateAfter=", "budgets=", "pod-deletion-cost=", "nodepool/"];
+const SET_KEYS: [&str; 8] = [
+    "consolidationPolicy=",
+    "consolidateAfter=",
+    "budgets=",
+    "pod-deletion-cost=",
+    "nodepool/",
+    "pdb/",
+    "deployment/",
+    "statefulset/",
+];
 /// The keys `nodepool/NAME.` may prefix.
 const SET_POOL_KEYS: [&str; 3] = ["consolidationPolicy=", "consolidateAfter=", "budgets="];
 const SET_POLICIES: [&str; 3] = ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"];

@@ -1,5 +1,5 @@
 //! The forecast on small clusters: the demo's round, pods conserved by `apply`, the clock's
-//! waits, determinism.
+//! waits, determinism (of the bytes: `report::forecast`'s tests).
 
 use std::collections::BTreeSet;
 
@@ -134,6 +134,4 @@ fn same_input_same_forecast() {
     let a = forecast(demo(), now(), &Delays::default(), Limits::default());
     let b = forecast(demo(), now(), &Delays::default(), Limits::default());
     assert_eq!(a, b);
-    let doc = |f| serde_json::to_string(&crate::report::forecast::document(&f, &[])).expect("serialises");
-    assert_eq!(doc(a), doc(b));
 }

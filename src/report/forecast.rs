@@ -312,3 +312,37 @@ pub(crate) fn comparison(without: ForecastDoc, with: ForecastDoc, overrides: &[S
         with,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::forecast::clock::Delays;
+    use crate::forecast::{forecast, Limits};
+    use crate::testing::{demo, now};
+
+    fn json(overrides: &[String]) -> String {
+        let mut s = demo();
+        let applied = crate::whatif::apply(&mut s, overrides).expect("valid overrides");
+        let f = forecast(s, now(), &Delays::default(), Limits::default());
+        serde_json::to_string_pretty(&super::document(&f, &applied)).expect("serialises")
+    }
+
+    #[test]
+    fn same_input_same_bytes() {
+        assert_eq!(json(&[]), json(&[]));
+    }
+
+    #[test]
+    fn the_comparison_pairs_each_workload() {
+        let set = ["pdb/tenant-a/app-b.minAvailable=1".to_owned(), "pdb/tenant-a/app-c.minAvailable=1".to_owned()];
+        let doc = |o: &[String]| {
+            let mut s = demo();
+            let applied = crate::whatif::apply(&mut s, o).expect("valid");
+            super::document(&forecast(s, now(), &Delays::default(), Limits::default()), &applied)
+        };
+        let c = super::comparison(doc(&[]), doc(&set), &set);
+        let b = c.workloads.iter().find(|w| w.workload.contains("app-b")).expect("app-b");
+        // Without: node-x goes and app-b's one pod with it; with minAvailable 1 nothing may go.
+        assert_eq!((b.evictions, b.zero_ready_seconds), ([1, 0], [30, 0]));
+        assert_eq!((c.without.rounds.len(), c.with.rounds.len()), (1, 0));
+    }
+}

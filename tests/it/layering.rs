@@ -52,6 +52,27 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "src/forecast",
+        &[
+            "kube::",
+            "tokio",
+            "clap",
+            "std::fs",
+            "std::env",
+            "SystemTime",
+            "Instant",
+            "crate::source",
+            "crate::report",
+            "crate::render",
+            "crate::app",
+            "crate::cli",
+            "Timestamp::now",
+            // Round after round of the replay: pure, and its documents live in report/.
+            "Serialize",
+            "serde::",
+        ],
+    ),
+    (
         "src/report",
         &[
             "kube::",
