@@ -9,6 +9,7 @@
 #   budgets  budgets -o json         the closest thing to "load + trivial" (it replays the round)
 #   plan     plan -o json
 #   explain  explain node/<a busy node> -o json
+#   forecast forecast -o json             rounds until nothing acts (issue: at most 10× plan)
 #
 # Usage:  bench/run.sh [NODESxPODS ...]          default: 500x15000 2000x60000 5000x150000
 # Env:    TIMEOUT=300        seconds per measured command ("did not finish" past it)
@@ -72,12 +73,13 @@ for scale in "${scales[@]}"; do
   cat "$WORK/synth.log" >&2
   node="$(sed -n 's/^explain: //p' "$WORK/synth.log")"
   mib="$(( $(stat -c %s "$file") / 1048576 ))"
-  for command in load budgets plan explain; do
+  for command in load budgets plan explain forecast; do
     case "$command" in
       load) args=(score nodepool/bench-no-such-pool) ;;
       budgets) args=(budgets -o json) ;;
       plan) args=(plan -o json) ;;
       explain) args=(explain "$node" -o json) ;;
+      forecast) args=(forecast -o json) ;;
     esac
     if [ -n "${timed_out[$command]:-}" ]; then
       rows+=("| ${nodes}×${pods} | ${mib} | \`${command}\` | — | — | not run: did not finish in ${TIMEOUT} s at ${timed_out[$command]} |")
@@ -115,7 +117,7 @@ report() {
   printf '%s\n' "${rows[@]}"
   echo
   echo "Goals (issue \"Speed\"): \`plan\` within 1.5× \`load\`, \`explain\` under 1 s once loaded"
-  echo "(\`explain\` − \`load\`), peak RSS under 1 GiB."
+  echo "(\`explain\` − \`load\`), peak RSS under 1 GiB; \`forecast\` to steady state within 10× \`plan\`."
 }
 
 if [ "$RESULTS" = "-" ]; then

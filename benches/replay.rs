@@ -10,6 +10,7 @@
 //! * `explain`: what `explain node/X` costs once the snapshot is loaded: the round replayed
 //!   with a verdict for that node only (`engine::replay_focused`), then
 //!   `report::explain::explain`;
+//! * `forecast`: rounds until nothing acts (`forecast::rounds_to_steady_state`), once;
 //!
 //! with the peak resident memory of each phase (`VmHWM`, reset through `/proc/self/clear_refs`;
 //! Linux only, `n/a` elsewhere). A slow replay is run once, and once a replay takes longer than
@@ -49,6 +50,7 @@ struct Row {
     plan: Duration,
     plan_peak: Option<f64>,
     explain: Duration,
+    forecast: Duration,
     runs: usize,
 }
 
@@ -136,7 +138,9 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
         explain(&focused, &snapshot, &node, &[])
     });
     check(&snapshot, &replay, explanation.is_some(), &params, &node);
-    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_time, runs }
+    let (forecast, _rounds) =
+        timed(1, || kubectl_consolidation::forecast::rounds_to_steady_state(snapshot.clone(), now));
+    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_time, forecast, runs }
 }
 
 /// The generated snapshot must load whole and the replay must cover every node.
@@ -169,12 +173,12 @@ fn print_table(rows: &[Row]) {
     let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_owned(), |m| format!("{m:.0}"));
     println!();
     println!(
-        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>5}",
-        "nodes×pods", "file MiB", "load", "peak MiB", "plan", "peak MiB", "plan/load", "explain", "runs"
+        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>10} {:>5}",
+        "nodes×pods", "file MiB", "load", "peak MiB", "plan", "peak MiB", "plan/load", "explain", "forecast", "runs"
     );
     for r in rows {
         println!(
-            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>5}",
+            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>10} {:>5}",
             format!("{}×{}", r.scale.nodes, r.scale.pods),
             r.file_mib,
             human(r.load),
@@ -183,6 +187,7 @@ fn print_table(rows: &[Row]) {
             mib(r.plan_peak),
             r.plan.as_secs_f64() / r.load.as_secs_f64().max(1e-9),
             human(r.explain),
+            human(r.forecast),
             r.runs
         );
     }

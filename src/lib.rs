@@ -16,7 +16,7 @@ pub(crate) mod cli;
 pub(crate) mod completion;
 pub mod engine;
 pub mod error;
-pub(crate) mod forecast;
+pub mod forecast;
 pub(crate) mod object_ref;
 pub mod quantity;
 pub mod reason;

@@ -73,7 +73,9 @@ pub(crate) fn replay_round(snapshot: &Snapshot, now: Timestamp) -> Replay {
 
 fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool) -> Replay {
     let cluster = Cluster::new(snapshot, now);
-    let Setup { candidates, totals, world } = setup::build(&cluster, focus);
+    // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
+    // per pod). No node is named "".
+    let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") });
     let budgets = build_budget_mapping(&cluster);
     let single_moves = std::cell::RefCell::default();
     let ctx = Context {

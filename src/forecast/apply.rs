@@ -198,10 +198,12 @@ fn remove_nodes(state: &mut State, names: &[String]) {
     let gone: BTreeSet<&str> = names.iter().map(String::as_str).collect();
     state.snapshot.nodes.retain(|n| !gone.contains(n.metadata.name.as_str()));
     state.snapshot.node_claims.retain(|c| !c.status.node_name.as_deref().is_some_and(|n| gone.contains(n)));
-    let before = state.snapshot.pods.len();
-    state.snapshot.pods.retain(|p| !p.spec.node_name.as_deref().is_some_and(|n| gone.contains(n)));
-    if state.snapshot.pods.len() != before {
-        state.reindex_pods();
+    // They end, as the pod garbage collector ends them: unbound and Failed, which no replay
+    // places or counts (kept in place so the pod index stays valid).
+    for p in state.snapshot.pods.iter_mut().filter(|p| p.spec.node_name.as_deref().is_some_and(|n| gone.contains(n))) {
+        p.spec.node_name = None;
+        p.status.phase = Some("Failed".into());
+        p.status.conditions.clear();
     }
 }
 

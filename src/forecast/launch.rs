@@ -145,11 +145,10 @@ fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
             copy
         })
         .collect();
-    if copies.is_empty() {
-        return;
+    for copy in copies {
+        state.pod_index.insert(copy.metadata.key(), state.snapshot.pods.len());
+        state.snapshot.pods.push(copy);
     }
-    state.snapshot.pods.extend(copies);
-    state.reindex_pods();
 }
 
 /// The replacement registered and initialized (`Initialized` on the claim, the

@@ -180,6 +180,12 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
     }
 }
 
+/// The forecast to steady state with the default delays: how many rounds acted. The library
+/// API the benchmarks (`benches/replay.rs`) time; the CLI calls [`forecast`].
+pub fn rounds_to_steady_state(snapshot: Snapshot, now: Timestamp) -> usize {
+    forecast(snapshot, now, &Delays::default(), Limits::default()).rounds.len()
+}
+
 fn step(
     state: &mut State,
     command: &CommandView,
