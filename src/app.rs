@@ -121,7 +121,8 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
     let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers };
     if let Command::Forecast(args) = &cli.command {
-        let report = forecast_report(args, baseline, std::mem::take(snapshot), now, &overrides)?;
+        let startup = cli.input.pod_startup.0;
+        let report = forecast_report(args, startup, baseline, std::mem::take(snapshot), now, &overrides)?;
         write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
         return Ok(EXIT_OK);
     }
@@ -211,17 +212,20 @@ fn build_report(
 /// the snapshot as it was read.
 fn forecast_report(
     args: &crate::cli::ForecastArgs,
+    pod_startup: jiff::SignedDuration,
     baseline: Option<Snapshot>,
     snapshot: Snapshot,
     now: jiff::Timestamp,
     overrides: &[String],
 ) -> Result<Report, Failure> {
-    use crate::forecast::{clock::Delays, forecast, Limits};
+    use crate::forecast::clock::{Delays, Figure};
+    use crate::forecast::{forecast, Limits};
     let d = Delays::default();
     let delays = Delays {
         launch: d.launch.or_flag(args.launch_delay),
         validation: d.validation.or_flag(args.validation_delay),
-        pod_startup: d.pod_startup.or_flag(args.pod_startup),
+        // `--pod-startup` is global (explain and plan read it too); its default is stated there.
+        pod_startup: Figure { value: pod_startup, default: pod_startup == d.pod_startup.value },
         termination_grace: d.termination_grace.or_flag(args.termination_grace),
         ..d
     };

@@ -104,9 +104,6 @@ pub(crate) struct ForecastArgs {
     /// Karpenter's wait before a consolidation command starts (default 15s, upstream's).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub validation_delay: Option<jiff::SignedDuration>,
-    /// A new pod's start → Ready when its workload's pods do not show it (default 30s).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub pod_startup: Option<jiff::SignedDuration>,
     /// A pod's termination grace when it sets none (default 30s, Kubernetes').
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub termination_grace: Option<jiff::SignedDuration>,

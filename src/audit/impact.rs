@@ -209,7 +209,7 @@ fn pdb_effect(limits: &Limits<'_>, leaving: &[&Pod]) -> PdbEffect {
 }
 
 /// The median start → Ready time of the Ready pods that show both, else `default`.
-fn startup_of(pods: &[&Pod], default: SignedDuration) -> Startup {
+pub(crate) fn startup_of(pods: &[&Pod], default: SignedDuration) -> Startup {
     let mut samples: Vec<SignedDuration> = pods
         .iter()
         .filter_map(|p| {

@@ -53,7 +53,8 @@ impl Default for Delays {
             polling: Figure::default_of(10),
             validation: Figure::default_of(15),
             launch: Figure::default_of(90),
-            pod_startup: Figure::default_of(30),
+            // The default of the global `--pod-startup` (`explain` and `plan` read it too).
+            pod_startup: Figure::default_of(60),
             termination_grace: Figure::default_of(30),
         }
     }

@@ -7,7 +7,9 @@
 //! `pkg/controllers/node/termination/terminator/eviction.go`). So a workload's pods on the
 //! drained nodes leave in waves of at most `disruptionsAllowed`, each wave once the previous
 //! wave's copies are Ready; without a budget they leave at once. A wave that takes every ready
-//! pod leaves the workload at zero ready replicas for its pods' startup.
+//! pod leaves the workload at zero ready replicas for its pods' startup, estimated as `explain`
+//! and `plan` estimate it ([`crate::audit::impact`]: the median start → Ready of its own pods,
+//! else `--pod-startup`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,46 +19,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::apply::allowed_evictions;
 use super::clock::Delays;
 use super::state::{Landing, State};
+use crate::audit::impact::{startup_of, Startup};
 use crate::engine::pdb::Limits;
-use crate::snapshot::{condition, is_true, Pod, Snapshot};
-
-/// Where a workload's startup figure comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StartupSource {
-    /// The median start → Ready of this many of its own pods.
-    Observed { pods: usize },
-    /// No pod shows both times: `--pod-startup`.
-    Default,
-}
-
-/// How long a new pod of a workload takes to become Ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Startup {
-    pub duration: SignedDuration,
-    pub source: StartupSource,
-}
-
-/// The expected start → Ready of a workload's new pod: the median over its running pods of
-/// `status.startTime` → the `Ready` condition's `lastTransitionTime`, else `default`.
-///
-/// The forecast's one downtime estimator (the same rule `explain` states): the switch to a
-/// shared module is this function's body.
-pub(crate) fn expected_startup(pods: &[&Pod], default: SignedDuration) -> Startup {
-    let mut samples: Vec<SignedDuration> = pods
-        .iter()
-        .filter_map(|p| {
-            let started = p.status.start_time?;
-            let ready = condition(&p.status.conditions, "Ready").filter(|c| c.status == "True")?;
-            let took = started.duration_until(ready.last_transition_time?);
-            (!took.is_negative()).then_some(took)
-        })
-        .collect();
-    if samples.is_empty() {
-        return Startup { duration: default, source: StartupSource::Default };
-    }
-    samples.sort();
-    Startup { duration: samples[(samples.len() - 1) / 2], source: StartupSource::Observed { pods: samples.len() } }
-}
+use crate::snapshot::{is_true, Pod, Snapshot};
 
 /// Every pod's workload, resolved once at the start (the disruption controller's finders:
 /// kubernetes `pkg/controller/disruption/disruption.go` `finders` — a ReplicaSet owned by a
@@ -107,7 +72,7 @@ impl Workloads {
             for p in &pods {
                 out.of_pod.insert(p.metadata.key(), i);
             }
-            out.startup.push(expected_startup(&pods, default_startup));
+            out.startup.push(startup_of(&pods, default_startup));
             out.pods.push(pods.iter().map(|p| p.metadata.key()).collect());
             out.names.push(name);
         }
@@ -235,34 +200,5 @@ impl Harm {
                 .then_with(|| a.workload.cmp(&b.workload))
         });
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use jiff::SignedDuration;
-    use serde_json::json;
-
-    use super::{expected_startup, StartupSource};
-    use crate::testing::{pod, set, snapshot};
-
-    #[test]
-    fn startup_is_the_median_observed_else_the_default() {
-        let timed = |name: &str, ready: &str| {
-            let p = set(pod(name, "n"), "/status/startTime", json!("2026-11-29T09:00:00Z"));
-            set(p, "/status/conditions", json!([{"type": "Ready", "status": "True", "lastTransitionTime": ready}]))
-        };
-        let s = snapshot(vec![
-            timed("a", "2026-11-29T09:00:10Z"),
-            timed("b", "2026-11-29T09:00:40Z"),
-            timed("c", "2026-11-29T09:02:00Z"),
-            pod("d", "n"),
-        ]);
-        let pods: Vec<_> = s.pods.iter().collect();
-        let got = expected_startup(&pods, SignedDuration::from_secs(30));
-        assert_eq!(got.duration, SignedDuration::from_secs(40));
-        assert_eq!(got.source, StartupSource::Observed { pods: 3 });
-        let none = expected_startup(&pods[3..], SignedDuration::from_secs(7));
-        assert_eq!((none.duration, none.source), (SignedDuration::from_secs(7), StartupSource::Default));
     }
 }

@@ -35,10 +35,10 @@ fn the_demo_removes_node_x_in_round_one_and_app_b_and_c_go_to_zero_for_their_sta
     assert_eq!(first.steps[0].candidates, ["node-x"]);
     assert_eq!(f.rounds.len(), 1, "nothing acts after node-x: {:?}", f.rounds);
     let names: Vec<&str> = f.workloads.iter().map(|w| w.workload.as_str()).collect();
-    assert_eq!(names, ["ReplicaSet/tenant-a/app-b-7c9d", "ReplicaSet/tenant-a/app-c-7c9d"]);
+    assert_eq!(names, ["Deployment/tenant-a/app-b", "Deployment/tenant-a/app-c"]);
     for w in &f.workloads {
-        // One replica each, maxUnavailable 1: the only pod goes, for the default startup.
-        assert_eq!((w.evictions, w.zero_ready_times, w.zero_ready_for), (1, 1, secs(30)), "{w:?}");
+        // One replica each, maxUnavailable 1: the only pod goes, for the default startup (1m).
+        assert_eq!((w.evictions, w.zero_ready_times, w.zero_ready_for), (1, 1, secs(60)), "{w:?}");
     }
     assert_eq!(f.pools["default"].0.nodes, f.pools["default"].1.nodes + 1);
 }

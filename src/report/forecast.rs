@@ -6,8 +6,8 @@
 
 use serde::Serialize;
 
+use crate::audit::impact::StartupSource;
 use crate::forecast::clock::{Delays, Figure};
-use crate::forecast::impact::StartupSource;
 use crate::forecast::{Forecast, Stop};
 use crate::snapshot::API_VERSION;
 
@@ -342,7 +342,7 @@ mod tests {
         let c = super::comparison(doc(&[]), doc(&set), &set);
         let b = c.workloads.iter().find(|w| w.workload.contains("app-b")).expect("app-b");
         // Without: node-x goes and app-b's one pod with it; with minAvailable 1 nothing may go.
-        assert_eq!((b.evictions, b.zero_ready_seconds), ([1, 0], [30, 0]));
+        assert_eq!((b.evictions, b.zero_ready_seconds), ([1, 0], [60, 0]));
         assert_eq!((c.without.rounds.len(), c.with.rounds.len()), (1, 0));
     }
 }
