@@ -20,6 +20,7 @@ mod bad_input;
 mod cli;
 #[cfg(unix)]
 mod completion;
+mod forecast;
 mod fuzz_regressions;
 mod golden;
 mod impact;
