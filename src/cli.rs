@@ -161,7 +161,8 @@ pub(crate) struct InputArgs {
     #[arg(long, global = true, value_name = "RFC3339")]
     pub now: Option<jiff::Timestamp>,
     /// What-if override applied before the replay: `consolidationPolicy=Balanced`,
-    /// `nodepool/P.consolidateAfter=5m`, `budgets=20%`, `pod-deletion-cost=ns/pod=N`.
+    /// `nodepool/P.consolidateAfter=5m`, `budgets=20%`, `pod-deletion-cost=ns/pod=N`,
+    /// `pdb/NS/NAME.minAvailable=1`, `deployment/NS/NAME.replicas=3`.
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
     /// How long a new pod takes from start to Ready, for workloads whose own pods don't show it
