@@ -59,6 +59,19 @@ impl From<Error> for Failure {
     }
 }
 
+/// The width answers must fit: `COLUMNS` when set (a number above 0), else the terminal's when
+/// stdout is one; `None` when piped (unlimited: scripts get whole lines).
+fn screen_width() -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|c| *c > 0);
+    columns.or_else(|| {
+        let stdout = std::io::stdout();
+        if !stdout.is_terminal() {
+            return None;
+        }
+        terminal_size::terminal_size_of(&stdout).map(|(terminal_size::Width(w), _)| usize::from(w))
+    })
+}
+
 fn color_enabled(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
@@ -119,7 +132,7 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
     };
     let overrides = crate::whatif::apply(snapshot, &cli.input.overrides).map_err(Failure::Usage)?;
     let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
-    let table = TableOptions { no_headers: cli.output.no_headers };
+    let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };
     if let Command::Forecast(args) = &cli.command {
         let startup = cli.input.pod_startup.0;
         let report = forecast_report(args, startup, baseline, std::mem::take(snapshot), now, &overrides)?;
@@ -162,7 +175,7 @@ fn build_report(
             })?;
             (Report::Score(report::score::score(&pool, overrides, &snapshot.info.unread)), EXIT_OK)
         }
-        Command::PdbAudit { fail_on } => {
+        Command::PdbAudit { fail_on, fixes } => {
             if let Some(selector) = &cli.kube.selector {
                 audit::parse_selector(selector).map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
             }
@@ -173,7 +186,9 @@ fn build_report(
                 Some(threshold) if audit.fails_at(*threshold) => EXIT_FINDINGS,
                 _ => EXIT_OK,
             };
-            (Report::PdbAudit(report::pdb_audit::document(&audit)), exit)
+            let mut document = report::pdb_audit::document(&audit);
+            document.info_fixes = *fixes == crate::cli::FixesChoice::All;
+            (Report::PdbAudit(document), exit)
         }
         Command::Budgets { target } => {
             let replay = engine::replay(snapshot, now);

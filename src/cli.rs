@@ -54,6 +54,10 @@ pub(crate) enum Command {
         /// Exit 3 when a finding at or above this severity exists.
         #[arg(long, value_enum)]
         fail_on: Option<Severity>,
+        /// Which findings' fixes the text lists: `actionable` (critical and warning) or `all`
+        /// (info too). JSON always carries every fix.
+        #[arg(long, value_enum, default_value_t = FixesChoice::Actionable)]
+        fixes: FixesChoice,
     },
     /// Allowed disruptions per NodePool and reason now, and the schedule windows.
     Budgets {
@@ -116,6 +120,13 @@ fn parse_duration(raw: &str) -> Result<jiff::SignedDuration, String> {
         return Err(format!("`{raw}`: a duration cannot be negative"));
     }
     Ok(d)
+}
+
+/// `pdb-audit --fixes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FixesChoice {
+    Actionable,
+    All,
 }
 
 /// The shells `completion` prints a script for.

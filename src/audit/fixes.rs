@@ -9,25 +9,22 @@ use super::nodes::HOURS_PER_MONTH;
 use super::workloads::Workload;
 use crate::snapshot::{PodDisruptionBudget, StringMap};
 
-/// `kubectl patch pdb NAME -n NS --type=json -p '[…]'`.
-pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, ops: &[Value]) -> String {
-    let payload = serde_json::to_string(ops).unwrap_or_default();
-    format!("kubectl patch pdb {} -n {} --type=json -p '{payload}'", pdb.metadata.name, pdb.metadata.namespace())
+/// `kubectl patch pdb NAME -n NS --type=merge -p '{"spec":…}'`.
+pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, spec: &Value) -> String {
+    let payload = serde_json::to_string(&json!({ "spec": spec })).unwrap_or_default();
+    format!("kubectl patch pdb {} -n {} --type=merge -p '{payload}'", pdb.metadata.name, pdb.metadata.namespace())
 }
 
-/// The JSON patch that makes the budget `field: value`: replaces the field when it is already
-/// the one set, else removes the other one (both can't coexist) and adds it.
+/// The merge patch that makes the budget `field: value`, clearing the other field when it is
+/// the one set (both can't coexist; a merge patch's `null` removes a field, RFC 7386), so the
+/// command is short enough to paste from a narrow terminal.
 pub(super) fn set_budget(pdb: &PodDisruptionBudget, rule: &Rule, field: &str, value: &Value) -> String {
-    let path = format!("/spec/{field}");
-    let ops = match rule.field() {
-        Some(current) if current == field => vec![json!({"op": "replace", "path": path, "value": value})],
-        Some(other) => vec![
-            json!({"op": "remove", "path": format!("/spec/{other}")}),
-            json!({"op": "add", "path": path, "value": value}),
-        ],
-        None => vec![json!({"op": "add", "path": path, "value": value})],
-    };
-    patch_pdb(pdb, &ops)
+    let mut spec = serde_json::Map::new();
+    if let Some(other) = rule.field().filter(|other| *other != field) {
+        spec.insert(other.to_owned(), Value::Null);
+    }
+    spec.insert(field.to_owned(), value.clone());
+    patch_pdb(pdb, &Value::Object(spec))
 }
 
 /// `maxUnavailable: 1`, the budget that scales with replicas.
@@ -44,6 +41,10 @@ pub(super) fn to_min_available_one(pdb: &PodDisruptionBudget, rule: &Rule) -> St
 /// scales it, else `kubectl scale`.
 pub(super) fn raise_replicas(workload: &Workload<'_>, replicas: i32) -> String {
     let id = &workload.id;
+    if id.is_daemon_set() {
+        // `kubectl scale` refuses DaemonSets: they run one pod per matching node.
+        return format!("DaemonSet {}/{} runs one pod per node and cannot be scaled", id.namespace, id.name);
+    }
     match (&workload.hpa, id.is_bare_pod()) {
         (_, true) => format!("run pod {}/{} under a Deployment with {replicas} replicas", id.namespace, id.name),
         (Some(hpa), false) => {

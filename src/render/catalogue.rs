@@ -3,7 +3,7 @@
 use super::table::{kubectl, price};
 use crate::report::instance_types::Catalogue;
 
-pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool) -> String {
+pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut headers = vec!["INSTANCE-TYPE", "CPU", "MEMORY", "PODS", "OFFERINGS", "CHEAPEST/H", "SOURCES"];
     if wide {
         headers.extend(["CAPACITY-CPU", "CAPACITY-MEMORY", "ZONES"]);
@@ -58,7 +58,11 @@ pub(super) fn table(c: &Catalogue, wide: bool, markdown: bool, no_headers: bool)
         c.node_class.as_ref().map(|n| format!(" (nodeclass {n})")).unwrap_or_default(),
         c.instance_types.len()
     );
-    let body = if markdown { markdown_table(&headers, &rows) } else { kubectl(&headers, rows, no_headers) };
+    let body = if markdown {
+        markdown_table(&headers, &rows)
+    } else {
+        kubectl(&headers, rows, no_headers, super::table::Fit { width, drop: &[] })
+    };
     let mut out = if no_headers { body } else { format!("{title}{body}") };
     for e in &c.estimated {
         out.push_str(&format!("estimated: {e}\n"));

@@ -44,7 +44,10 @@ fn verdict_line(e: &NodeExplanation, styles: &Styles) -> String {
     line
 }
 
-pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
+/// `explain` as text. With a width (a terminal, not `-o wide`) every line fits it and the
+/// upstream references move to a numbered list below the steps; piped or wide, each finding
+/// carries its reference on its line.
+pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Option<usize>) -> String {
     let n = &e.node;
     let mut out = format!("{}\n", verdict_line(e, styles));
     let facts = [
@@ -71,25 +74,39 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
     out.push_str(&impact_block(e, styles));
     out.push('\n');
     let mut hints = Vec::new();
+    let mut references: Vec<crate::upstream::Upstream> = Vec::new();
+    let mut number = 0;
     for (i, step) in e.steps.iter().enumerate() {
+        let shows_pods = step.step == StepKind::Simulation || (step.step == StepKind::Method && i + 1 == e.steps.len());
+        // A step with nothing to say is left out rather than printed as a bare mark.
+        if step.findings.is_empty() && (!shows_pods || e.pods.is_empty()) {
+            continue;
+        }
+        number += 1;
         let mark = if step.ok { Styles::paint(styles.ok, "✓") } else { Styles::paint(styles.bad, "✗") };
-        out.push_str(&format!("{:>2} {:<10} {mark}", i + 1, step_title(step.step)));
+        let title = format!("{number:>2} {:<10} {mark}", step_title(step.step));
+        if step.findings.is_empty() {
+            out.push_str(&format!("{title}\n"));
+        }
         for (j, f) in step.findings.iter().enumerate() {
-            let prefix = if j == 0 { " ".to_owned() } else { format!("{:16}", "") };
-            out.push_str(&format!(
-                "{prefix}{}: {}  {}\n",
-                Styles::paint(styles.code, f.code),
-                f.message,
-                Styles::paint(styles.dim, f.upstream)
-            ));
+            let prefix = if j == 0 { format!("{title} ") } else { format!("{:16}", "") };
+            let reference = match width {
+                Some(_) if !wide => {
+                    let at = references.iter().position(|r| *r == f.upstream).unwrap_or_else(|| {
+                        references.push(f.upstream);
+                        references.len() - 1
+                    });
+                    Styles::paint(styles.dim, format!("[{}]", at + 1))
+                }
+                _ => Styles::paint(styles.dim, f.upstream),
+            };
+            let line = format!("{prefix}{}: {}  {reference}", Styles::paint(styles.code, f.code), f.message);
+            push_fitted(&mut out, &line, width, if j == 0 { 15 } else { 2 });
             if let Some(h) = &f.hint {
                 hints.push(format!("{}: {h}", f.code));
             }
         }
-        if step.findings.is_empty() {
-            out.push('\n');
-        }
-        if step.step == StepKind::Simulation || (step.step == StepKind::Method && i + 1 == e.steps.len()) {
+        if shows_pods {
             for p in &e.pods {
                 out.push_str(&format!("{:16}{} → {}", "", p.pod, p.to));
                 let why = if wide { p.why.join("; ") } else { p.why.first().cloned().unwrap_or_default() };
@@ -123,6 +140,12 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
             out.push_str(&format!("  - {h}\n"));
         }
     }
+    if !references.is_empty() {
+        out.push_str("\nReferences (upstream functions making the same decision; -o wide shows them inline):\n");
+        for (i, r) in references.iter().enumerate() {
+            out.push_str(&format!("  [{}] {r}\n", i + 1));
+        }
+    }
     for o in &e.overrides {
         out.push_str(&format!("override: {o}\n"));
     }
@@ -143,6 +166,19 @@ fn impact_block(e: &NodeExplanation, styles: &Styles) -> String {
         out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
     }
     out
+}
+
+/// One line, wrapped to the width when there is one (continuations `hang` columns deeper).
+fn push_fitted(out: &mut String, line: &str, width: Option<usize>, hang: usize) {
+    if let Some(w) = width {
+        for piece in super::fit::wrap(line, w, hang) {
+            out.push_str(&piece);
+            out.push('\n');
+        }
+    } else {
+        out.push_str(line);
+        out.push('\n');
+    }
 }
 
 pub(super) fn markdown(e: &NodeExplanation) -> String {

@@ -1,35 +1,19 @@
 //! `forecast` as text and Markdown: the timeline, the end state per NodePool, the bill per
 //! workload, the delays (defaults marked). `--compare` puts both forecasts side by side.
 
-use super::table::{kubectl, markdown};
+use super::format::duration;
+use super::table::{kubectl, markdown, Fit};
 use crate::report::forecast::{ComparisonDoc, ForecastDoc};
-
-/// `1h2m5s`-style seconds.
-fn duration(secs: i64) -> String {
-    let secs = secs.max(0);
-    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
-    let mut out = String::new();
-    if h > 0 {
-        out.push_str(&format!("{h}h"));
-    }
-    if m > 0 {
-        out.push_str(&format!("{m}m"));
-    }
-    if s > 0 || out.is_empty() {
-        out.push_str(&format!("{s}s"));
-    }
-    out
-}
 
 fn money(x: f64) -> String {
     format!("${x:.4}")
 }
 
-fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool) -> String {
+fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool, width: Option<usize>) -> String {
     if md {
         markdown(headers, &rows)
     } else {
-        kubectl(headers, rows, no_headers)
+        kubectl(headers, rows, no_headers, Fit { width, drop: &[] })
     }
 }
 
@@ -67,7 +51,7 @@ fn delays(f: &ForecastDoc) -> String {
     format!("Delays: {}.\n", items.join(", "))
 }
 
-fn timeline(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut rows = Vec::new();
     for r in &f.rounds {
         let budget: Vec<String> = r
@@ -103,10 +87,11 @@ fn timeline(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
         rows,
         md,
         no_headers,
+        width,
     )
 }
 
-fn pools(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+fn pools(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let rows = f
         .node_pools
         .iter()
@@ -118,10 +103,10 @@ fn pools(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
             ]
         })
         .collect();
-    table(&["NODEPOOL", "NODES", "COST/H"], rows, md, no_headers)
+    table(&["NODEPOOL", "NODES", "COST/H"], rows, md, no_headers, width)
 }
 
-fn workloads(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     if f.workloads.is_empty() {
         return "No workload loses a pod.\n".to_owned();
     }
@@ -140,21 +125,27 @@ fn workloads(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
             ]
         })
         .collect();
-    table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR", "MOVED-OFF", "STARTUP", "PENDING"], rows, md, no_headers)
+    table(
+        &["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR", "MOVED-OFF", "STARTUP", "PENDING"],
+        rows,
+        md,
+        no_headers,
+        width,
+    )
 }
 
-pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
+pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut out = summary(f);
     if !f.overrides.is_empty() {
         out.push_str(&format!("What-if: {}.\n", f.overrides.join("; ")));
     }
     out.push_str(&delays(f));
     out.push_str(&heading("Timeline", md));
-    out.push_str(&timeline(f, md, no_headers));
+    out.push_str(&timeline(f, md, no_headers, width));
     out.push_str(&heading("End state per NodePool", md));
-    out.push_str(&pools(f, md, no_headers));
+    out.push_str(&pools(f, md, no_headers, width));
     out.push_str(&heading("Workloads, most harmed first", md));
-    out.push_str(&workloads(f, md, no_headers));
+    out.push_str(&workloads(f, md, no_headers, width));
     if !f.pending.is_empty() {
         out.push_str(&heading("Pods left pending", md));
         for p in &f.pending {
@@ -164,7 +155,7 @@ pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool) -> String {
     out
 }
 
-pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool) -> String {
+pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut out = format!("Forecast without and with: {}.\n", c.overrides.join("; "));
     out.push_str(&delays(&c.without));
     let totals = |f: &ForecastDoc| {
@@ -181,7 +172,7 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool) -> Strin
         vec!["last command ends".to_owned(), format!("+{}", a.4), format!("+{}", b.4)],
     ];
     out.push_str(&heading("Totals", md));
-    out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers));
+    out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers, width));
     out.push_str(&heading("Workloads (without | with)", md));
     if c.workloads.is_empty() {
         out.push_str("No workload loses a pod in either.\n");
@@ -198,24 +189,11 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool) -> Strin
                 ]
             })
             .collect();
-        out.push_str(&table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR"], rows, md, no_headers));
+        out.push_str(&table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR"], rows, md, no_headers, width));
     }
     out.push_str(&heading("Without", md));
-    out.push_str(&timeline(&c.without, md, no_headers));
+    out.push_str(&timeline(&c.without, md, no_headers, width));
     out.push_str(&heading("With", md));
-    out.push_str(&timeline(&c.with, md, no_headers));
+    out.push_str(&timeline(&c.with, md, no_headers, width));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::duration;
-
-    #[test]
-    fn durations_read_like_kubectl() {
-        assert_eq!(duration(0), "0s");
-        assert_eq!(duration(45), "45s");
-        assert_eq!(duration(3725), "1h2m5s");
-        assert_eq!(duration(120), "2m");
-    }
 }

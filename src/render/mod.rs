@@ -3,6 +3,7 @@
 
 mod catalogue;
 mod explain;
+mod fit;
 mod forecast;
 mod format;
 mod impact;
@@ -31,6 +32,9 @@ pub(crate) enum Format {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct TableOptions {
     pub no_headers: bool,
+    /// The screen's width (`COLUMNS`, else the terminal's); `None` when piped: unlimited, and
+    /// nothing is cut.
+    pub width: Option<usize>,
 }
 
 /// Renders a report, headed by the Karpenter version and settings the replay assumed.
@@ -47,25 +51,33 @@ pub(crate) fn render(
         Format::Text | Format::Wide | Format::Markdown => {
             let wide = format == Format::Wide;
             let markdown = format == Format::Markdown;
+            // `-o wide` and Markdown are asked for in full: only text fits the screen.
+            let width = if wide || markdown { None } else { options.width };
+            let (no_headers, styles) = (options.no_headers, styles);
             let body = match report {
                 Report::Plan(p) if markdown => tables::plan_markdown(p),
-                Report::Plan(p) => tables::plan(p, styles, wide, options.no_headers),
+                Report::Plan(p) => tables::plan(p, styles, wide, no_headers, width),
                 Report::Explain(e) if markdown => explain::markdown(e),
-                Report::Explain(e) => explain::text(e, styles, wide),
+                Report::Explain(e) => explain::text(e, styles, wide, width),
                 Report::Score(s) if markdown => tables::score_markdown(s),
-                Report::Score(s) => tables::score(s, styles, wide, options.no_headers),
+                Report::Score(s) => tables::score(s, styles, wide, no_headers, width),
                 Report::PdbAudit(a) if markdown => pdb_audit::markdown(a),
-                Report::PdbAudit(a) => pdb_audit::table(a, styles, wide, options.no_headers),
+                Report::PdbAudit(a) => pdb_audit::table(a, styles, wide, no_headers, width),
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
-                Report::Budgets(b) => tables::budgets(b, styles, wide, options.no_headers),
-                Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, options.no_headers),
-                Report::Forecast(f) => forecast::forecast(f, markdown, options.no_headers),
-                Report::ForecastComparison(c) => forecast::comparison(c, markdown, options.no_headers),
+                Report::Budgets(b) => tables::budgets(b, styles, wide, no_headers, width),
+                Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, no_headers, width),
+                Report::Forecast(f) => forecast::forecast(f, markdown, no_headers, width),
+                Report::ForecastComparison(c) => forecast::comparison(c, markdown, no_headers, width),
             };
-            if options.no_headers {
+            let text = if no_headers {
                 body + &uncertain_lines(report, styles, markdown)
             } else {
                 format!("{}{body}{}", header(assumed, markdown), uncertain_lines(report, styles, markdown))
+            };
+            // Tables fit already; every other line is wrapped under its own indentation.
+            match width {
+                Some(w) => fit::wrap_text(&text, w, 4),
+                None => text,
             }
         }
     }

@@ -1,5 +1,6 @@
 //! `pdb-audit` as a kubectl-style table with a fixes section below it, or as Markdown.
 
+use super::table::Fit;
 use super::table::{kubectl, markdown as markdown_table};
 use super::Styles;
 use crate::report::pdb_audit::{Finding, PdbAudit};
@@ -71,8 +72,11 @@ fn row(f: &Finding, styles: &Styles, wide: bool) -> Vec<String> {
 }
 
 /// Which findings share one fix: identical advice is printed once.
-fn grouped_fixes(audit: &PdbAudit) -> Vec<(Vec<&Finding>, &str, &str)> {
-    let mut groups: Vec<(Vec<&Finding>, &str, &str)> = Vec::new();
+/// Findings that share one fix: the findings, the change, its trade-off.
+type FixGroup<'a> = (Vec<&'a Finding>, &'a str, &'a str);
+
+fn grouped_fixes(audit: &PdbAudit) -> Vec<FixGroup<'_>> {
+    let mut groups: Vec<FixGroup<'_>> = Vec::new();
     for f in &audit.findings {
         match groups.iter_mut().find(|(_, fix, trade_off)| *fix == f.fix && *trade_off == f.trade_off) {
             Some(group) => group.0.push(f),
@@ -106,7 +110,10 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// The table, then the fixes, then what could not be judged.
-pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: bool) -> String {
+/// The audit's columns a narrow screen does without, first to last.
+const AUDIT_DROP: [&str; 3] = ["REPLICAS", "NODE", "PDB"];
+
+pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let s = &audit.summary;
     if audit.findings.is_empty() && !no_headers {
         let mut out = format!(
@@ -120,7 +127,7 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
     }
     let headers: &[&str] = if wide { &WIDE_HEADERS } else { &HEADERS };
     let rows = audit.findings.iter().map(|f| row(f, styles, wide)).collect();
-    let mut out = kubectl(headers, rows, no_headers);
+    let mut out = kubectl(headers, rows, no_headers, Fit { width, drop: &AUDIT_DROP });
     if no_headers {
         return out;
     }
@@ -133,8 +140,11 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
         plural(s.pdbs, "PodDisruptionBudget"),
         plural(s.workloads, "workload")
     ));
-    out.push_str(&Styles::paint(styles.bold, "\nFixes:\n"));
-    for (i, (findings, fix, trade_off)) in grouped_fixes(audit).into_iter().enumerate() {
+    let (listed, info_only) = listed_fixes(audit);
+    if !listed.is_empty() {
+        out.push_str(&Styles::paint(styles.bold, "\nFixes:\n"));
+    }
+    for (i, (findings, fix, trade_off)) in listed.into_iter().enumerate() {
         let about: Vec<String> =
             findings.iter().map(|f| format!("{} {}", subject(f), Styles::paint(styles.code, f.code))).collect();
         let number = format!("{}. ", i + 1);
@@ -143,8 +153,26 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
         out.push_str(&format!("{indent}{fix}\n"));
         out.push_str(&format!("{indent}{}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
     }
+    if info_only > 0 {
+        let what = if info_only == 1 { "1 info finding has a fix" } else { "info findings have fixes" };
+        out.push_str(&format!("\n{}\n", Styles::paint(styles.dim, format!("{what} too: --fixes all lists them"))));
+    }
     out.push_str(&skipped_text(audit, styles));
     out
+}
+
+/// The fix groups the text lists (only those with a critical or warning finding, unless
+/// `--fixes all`), and how many info-only groups were left out.
+fn listed_fixes(audit: &PdbAudit) -> (Vec<FixGroup<'_>>, usize) {
+    let groups = grouped_fixes(audit);
+    if audit.info_fixes {
+        return (groups, 0);
+    }
+    let total = groups.len();
+    let listed: Vec<_> =
+        groups.into_iter().filter(|(findings, _, _)| findings.iter().any(|f| f.severity != Severity::Info)).collect();
+    let left = total - listed.len();
+    (listed, left)
 }
 
 fn skipped_text(audit: &PdbAudit, styles: &Styles) -> String {
@@ -188,8 +216,11 @@ pub(super) fn markdown(audit: &PdbAudit) -> String {
             .collect();
         out.push('\n');
         out.push_str(&markdown_table(&["Severity", "PDB", "Workload", "Replicas", "Code", "Node", "Message"], &rows));
-        out.push_str("\n### Fixes\n\n");
-        for (i, (findings, fix, trade_off)) in grouped_fixes(audit).into_iter().enumerate() {
+        let (listed, _) = listed_fixes(audit);
+        if !listed.is_empty() {
+            out.push_str("\n### Fixes\n\n");
+        }
+        for (i, (findings, fix, trade_off)) in listed.into_iter().enumerate() {
             let about: Vec<String> = findings.iter().map(|f| format!("`{}` {}", subject(f), f.code)).collect();
             out.push_str(&format!("{}. {}\n", i + 1, about.join("; ")));
             if fix.starts_with("kubectl ") {
@@ -217,12 +248,12 @@ mod tests {
 
     #[test]
     fn demo_table() {
-        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), false, false));
+        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), false, false, None));
     }
 
     #[test]
     fn demo_wide_table() {
-        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), true, false));
+        insta::assert_snapshot!(table(&demo_audit(), &Styles::plain(), true, false, None));
     }
 
     #[test]
@@ -232,7 +263,7 @@ mod tests {
 
     #[test]
     fn no_headers_prints_rows_only() {
-        let text = table(&demo_audit(), &Styles::plain(), false, true);
+        let text = table(&demo_audit(), &Styles::plain(), false, true, None);
         assert!(!text.contains("SEVERITY") && !text.contains("Fixes:"));
         assert!(text.lines().all(|l| l.starts_with("critical") || l.starts_with("warning") || l.starts_with("info")));
     }

@@ -1,6 +1,6 @@
 //! Tables for `plan`, `score` and `budgets`.
 
-use super::table::{kubectl, markdown, price};
+use super::table::{kubectl, markdown, price, Fit};
 use super::Styles;
 use crate::reason::Code;
 use crate::report::budgets::Budgets;
@@ -34,6 +34,10 @@ fn headline(n: &NodeSummary) -> String {
             return format!("{}: {}", r.code, r.message);
         }
     }
+    // A node that qualifies but is not in this round's command says why not.
+    if let Some(r) = n.reasons.iter().find(|r| r.code == Code::WaitingForOtherMethod) {
+        return format!("{}: {}", r.code, r.message);
+    }
     let deciding = n.reasons.iter().rev().find(|r| {
         !matches!(
             r.code,
@@ -56,7 +60,10 @@ fn truncate(s: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> String {
+/// The plan's columns a narrow screen does without, first to last (NODE, VERDICT and WHY stay).
+const PLAN_DROP: [&str; 7] = ["DISRUPTION", "CAPACITY", "INSTANCE-TYPE", "PODS", "NODEPOOL", "PRICE/H", "ACTION"];
+
+pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut out = String::new();
     if !no_headers {
         out.push_str(&round_summary(p, styles));
@@ -102,11 +109,11 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool) -> S
                 row.push(if codes.is_empty() { "-".into() } else { codes.join(",") });
             }
             let why = headline(n);
-            row.push(if wide { why } else { truncate(&why, 90) });
+            row.push(if wide || width.is_some() { why } else { truncate(&why, 90) });
             row
         })
         .collect();
-    out.push_str(&kubectl(&headers, rows, no_headers));
+    out.push_str(&kubectl(&headers, rows, no_headers, Fit { width, drop: &PLAN_DROP }));
     for u in &p.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
     }
@@ -133,13 +140,20 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
             })
             .collect();
         let target = if replacements.is_empty() { String::new() } else { format!(" -> {}", replacements.join(", ")) };
-        out.push_str(&format!(
-            "- {} {}: {}{target} (savings ${:.4}/h)\n",
-            c.reason,
-            c.decision,
-            c.candidates.join(", "),
-            c.savings
-        ));
+        // Drift replaces whatever it costs: say the cost, not a saving of zero.
+        let money = match c.replacement_cost {
+            Some(cost) if c.reason == "Drifted" => {
+                format!("replacement up to ${cost:.4}/h vs ${:.4}/h now", c.candidates_price)
+            }
+            None if c.reason == "Drifted" && c.decision == "replace" => {
+                format!(
+                    "${:.4}/h now; the replacement's price is unknown, and drift does not check it",
+                    c.candidates_price
+                )
+            }
+            _ => format!("savings ${:.4}/h", c.savings),
+        };
+        out.push_str(&format!("- {} {}: {}{target} ({money})\n", c.reason, c.decision, c.candidates.join(", ")));
     }
     for o in &p.overrides {
         out.push_str(&format!("- override: {o}\n"));
@@ -169,7 +183,10 @@ pub(super) fn plan_markdown(p: &Plan) -> String {
     out
 }
 
-pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) -> String {
+/// The score's columns a narrow screen does without, first to last.
+const SCORE_DROP: [&str; 4] = ["PODS", "DISRUPTION", "PRICE/H", "SAVINGS/H"];
+
+pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut headers = vec!["NODE", "PRICE/H", "PODS", "DISRUPTION", "BEST MOVE", "SAVINGS/H", "SCORE", "BALANCED"];
     if wide {
         headers.extend(["SAVINGS%", "DISRUPTION%", "COST TERMS"]);
@@ -207,7 +224,7 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool) ->
             row
         })
         .collect();
-    let mut out = kubectl(&headers, rows, no_headers);
+    let mut out = kubectl(&headers, rows, no_headers, Fit { width, drop: &SCORE_DROP });
     out.push_str(&format!(
         "pool {}: policy {}{}, cost ${:.4}/h, disruption {:.2}, baseline {:.4} $/h per unit of disruption, k={}: approve when score >= {:.2}\n",
         s.node_pool,
@@ -293,13 +310,16 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
     rows
 }
 
-pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: bool) -> String {
+/// The budgets' columns a narrow screen does without, first to last.
+const BUDGETS_DROP: [&str; 3] = ["POOL NODES", "IN-FLIGHT", "ACTIVE BUDGETS"];
+
+pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut headers =
         vec!["NODEPOOL", "REASON", "POOL NODES", "ACTIVE BUDGETS", "ALLOWED", "IN-FLIGHT", "REMAINING", "WINDOW"];
     if wide {
         headers.push("IN-FLIGHT NODES");
     }
-    kubectl(&headers, budget_rows(b, wide), no_headers)
+    kubectl(&headers, budget_rows(b, wide), no_headers, Fit { width, drop: &BUDGETS_DROP })
 }
 
 pub(super) fn budgets_markdown(b: &Budgets) -> String {

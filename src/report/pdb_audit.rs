@@ -33,6 +33,10 @@ pub struct PdbAudit {
     /// `--fail-on` gate fails, since "nothing found" would be a blind all clear.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub blind: bool,
+    /// `--fixes all`: the text lists the fixes of `info` findings too (JSON always carries
+    /// every finding's `fix`).
+    #[serde(skip)]
+    pub info_fixes: bool,
 }
 
 /// Which namespaces and pods were audited.
@@ -224,6 +228,7 @@ pub(crate) fn document(audit: &Audit) -> PdbAudit {
             _ => None,
         }),
         blind: audit.blind,
+        info_fixes: false,
     }
 }
 

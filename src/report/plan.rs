@@ -39,6 +39,10 @@ pub struct PlanCommand {
     pub candidates: Vec<String>,
     pub replacements: Vec<ReplacementView>,
     pub savings: f64,
+    /// What the candidates cost now, $/h (unpriced nodes count 0, as in `savings`).
+    pub candidates_price: f64,
+    /// The replacements' worst launch price, $/h; `null` for a delete or an unpriced type.
+    pub replacement_cost: Option<f64>,
 }
 
 /// One node's verdict line (shared with `explain`).
@@ -114,6 +118,17 @@ pub(crate) fn plan(
                 candidates: c.candidates.clone(),
                 replacements: c.replacements.iter().map(ReplacementView::from).collect(),
                 savings: c.savings,
+                candidates_price: replay
+                    .nodes
+                    .iter()
+                    .filter(|n| c.candidates.contains(&n.name))
+                    .filter_map(|n| n.price)
+                    .sum(),
+                replacement_cost: if c.replacements.is_empty() {
+                    None
+                } else {
+                    c.replacements.iter().map(|r| r.worst_price).sum::<Option<f64>>()
+                },
             })
             .collect(),
         nodes: replay.nodes.iter().map(NodeSummary::from_verdict).collect(),

@@ -10,6 +10,7 @@
 //! - `live`: live mode over real HTTP against the fake API server in `support`.
 //! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
 //!   on every scenario's report and as a property over synthetic clusters.
+//! - `screen`: every answer fits `COLUMNS` (goldens at 80 and 200 columns, no line too wide).
 //! - `layering`: the one-way data flow, checked on the source text.
 //! - `redaction`: `snapshot --redact` replays to the same verdicts, on every scenario.
 //! - `bad_input`: hostile and broken files through the binary, bounded in time and memory.
@@ -30,4 +31,5 @@ mod layering;
 mod live;
 mod redaction;
 mod savings_guard;
+mod screen;
 mod support;

@@ -89,9 +89,10 @@ mod tests {
             "{}",
             f.message
         );
-        assert!(f.fix.change.contains(
-            r#"{"op":"remove","path":"/spec/minAvailable"},{"op":"add","path":"/spec/maxUnavailable","value":1}"#
-        ));
+        assert_eq!(
+            f.fix.change,
+            r#"kubectl patch pdb web -n ns --type=merge -p '{"spec":{"minAvailable":null,"maxUnavailable":1}}'"#
+        );
         assert!(!has(&audit, FindingCode::Crowded), "3 on a node within an allowance of 3 is not Crowded");
     }
 }

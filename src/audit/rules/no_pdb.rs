@@ -57,7 +57,7 @@ fn no_pdb_finding<'a>(ctx: &Context<'a>, workload: &Workload<'a>) -> Draft<'a> {
         )
     } else {
         Fix::new(
-            format!("{}; then {create}", fixes::two_replicas_spread(workload)),
+            format!("{} && {create}", fixes::two_replicas_spread(workload)),
             "a budget alone can't protect a single replica: maxUnavailable: 1 lets it go and minAvailable: 1 pins its node",
         )
     };

@@ -64,8 +64,11 @@ pub(super) fn single_replica_evictable<'a>(view: &View<'_, 'a>) -> Vec<Draft<'a>
             )
         } else if n == 1 {
             Fix::new(
-                fixes::to_min_available_one(view.pdb, rule),
-                "minAvailable: 1 on one replica never allows an eviction, so it pins the node (DrainBlocked) until replicas reach 2 or the NodePool's terminationGracePeriod; two replicas spread over nodes avoid both for one more pod's requests",
+                fixes::two_replicas_spread(workload),
+                format!(
+                    "one more pod's requests; with two replicas on different nodes {rule} lets one go while the other serves. Changing the budget instead ({}) never allows an eviction: it pins the node (DrainBlocked) until replicas reach 2 or the NodePool's terminationGracePeriod",
+                    fixes::to_min_available_one(view.pdb, rule)
+                ),
             )
         } else {
             Fix::new(
@@ -136,10 +139,15 @@ mod tests {
             "{}",
             f.message
         );
+        // The first fix for one replica is a second one, spread; the budget change is the
+        // trade-off's alternative, because minAvailable: 1 on one replica pins the node.
         assert_eq!(
             f.fix.change,
-            r#"kubectl patch pdb web -n ns --type=json -p '[{"op":"remove","path":"/spec/maxUnavailable"},{"op":"add","path":"/spec/minAvailable","value":1}]'"#
+            "raise replicas to 2 and add a topology spread over kubernetes.io/hostname: kubectl scale deployment/web -n ns --replicas=2"
         );
+        assert!(f.fix.trade_off.contains(
+            r#"kubectl patch pdb web -n ns --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":1}}'"#
+        ));
         assert!(f.fix.trade_off.contains("pins the node"));
         assert!(!has(&audit, FindingCode::DrainBlocked) && !has(&audit, FindingCode::NoPdb));
     }
