@@ -16,7 +16,7 @@ use crate::report::{self, Report};
 use crate::sink::{write_stdout, Sink};
 use crate::snapshot::Snapshot;
 use crate::source::{self, ClusterArgs, Source};
-use crate::target::{not_found, resolve_node};
+use crate::target::{not_found, resolve, select_nodes};
 
 /// The process entry point: parses arguments (or serves kubectl's completion protocol).
 pub fn main() -> ExitCode {
@@ -38,9 +38,50 @@ pub fn main() -> ExitCode {
         }
         Err(Failure::Error(e)) => {
             let code = e.exit_code();
-            eprintln!("{:?}", miette::Report::new(*e));
+            eprintln!("{:?}", miette::Report::new(Worded(e)));
             ExitCode::from(code)
         }
+    }
+}
+
+/// An [`Error`] as the user reads it: the first line says what went wrong in words; the code
+/// (`input::io`) comes last, after the help, where it is there for a bug report.
+struct Worded(Box<Error>);
+
+impl std::fmt::Debug for Worded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Display for Worded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Worded {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.0)
+    }
+}
+
+impl miette::Diagnostic for Worded {
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        let code = self.0.code().map(|c| c.to_string());
+        match (self.0.help().map(|h| h.to_string()), code) {
+            (Some(help), Some(code)) => Some(Box::new(format!("{help}\n(error code {code})"))),
+            (None, Some(code)) => Some(Box::new(format!("(error code {code})"))),
+            (help, None) => help.map(|h| Box::new(h) as Box<dyn std::fmt::Display>),
+        }
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.0.source_code()
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.0.labels()
     }
 }
 
@@ -95,6 +136,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             )))
         }
     };
+    crate::whatif::validate(&cli.input.overrides).map_err(Failure::Usage)?;
     let source = source_of(cli);
     let mut snapshot = source::load(&source)?;
     let outcome = report_on(cli, &source, format, &mut snapshot);
@@ -151,29 +193,45 @@ fn build_report(
     now: jiff::Timestamp,
     overrides: &[String],
 ) -> Result<(Report, u8), Failure> {
+    let selection = || {
+        select_nodes(snapshot, cli.kube.selector.as_deref(), cli.kube.namespace.as_deref(), cli.kube.all_namespaces)
+            .map_err(Failure::Usage)
+    };
     Ok(match &cli.command {
         Command::Plan => {
+            let selected = selection()?;
             let replay = engine::replay(snapshot, now);
             let mut plan = report::plan::plan(&replay, snapshot, overrides, cli.input.pod_startup.0);
             sort_nodes(&mut plan.nodes, cli.output.sort_by);
+            if let Some(s) = selected {
+                plan.nodes.retain(|n| s.nodes.contains(&n.name));
+                plan.selection = Some(s.described);
+            }
             (Report::Plan(plan), EXIT_OK)
         }
         Command::Explain { target } => {
-            let name = resolve_node(snapshot, target, cli.kube.namespace.as_deref())?;
+            let (name, looked_up) = resolve(snapshot, target, cli.kube.namespace.as_deref(), cli.kube.all_namespaces)?;
             let replay = engine::replay_focused(snapshot, now, Some(&name));
-            let explanation =
+            let mut explanation =
                 report::explain::explain_with_startup(&replay, snapshot, &name, overrides, cli.input.pod_startup.0)
                     .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
+            explanation.looked_up = looked_up;
             (Report::Explain(Box::new(explanation)), EXIT_OK)
         }
         Command::Score { target } => {
             if target.kind != Kind::NodePool {
                 return Err(Failure::Usage(format!("score takes nodepool/NAME, not {target}")));
             }
+            let selected = selection()?;
             let pool = engine::scoring::score_pool(snapshot, now, &target.name).ok_or_else(|| {
                 not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
             })?;
-            (Report::Score(report::score::score(&pool, overrides, &snapshot.info.unread)), EXIT_OK)
+            let mut score = report::score::score(&pool, overrides, &snapshot.info.unread);
+            if let Some(s) = selected {
+                score.candidates.retain(|c| s.nodes.contains(&c.node));
+                score.selection = Some(s.described);
+            }
+            (Report::Score(score), EXIT_OK)
         }
         Command::PdbAudit { fail_on, fixes } => {
             if let Some(selector) = &cli.kube.selector {
@@ -191,6 +249,7 @@ fn build_report(
             (Report::PdbAudit(document), exit)
         }
         Command::Budgets { target } => {
+            let selected = selection()?;
             let replay = engine::replay(snapshot, now);
             let pool = match target {
                 Some(t) if t.kind != Kind::NodePool => {
@@ -206,7 +265,12 @@ fn build_report(
                 }
                 None => None,
             };
-            (Report::Budgets(report::budgets::budgets(&replay, pool, &snapshot.info.unread)), EXIT_OK)
+            let mut budgets = report::budgets::budgets(&replay, pool, &snapshot.info.unread);
+            if let Some(s) = selected {
+                budgets.node_pools.retain(|p| s.pools.contains(&p.node_pool));
+                budgets.selection = Some(format!("{} (their NodePools' budgets)", s.described));
+            }
+            (Report::Budgets(budgets), EXIT_OK)
         }
         Command::InstanceTypes { target } => {
             if target.kind != Kind::NodePool {

@@ -111,6 +111,15 @@ pub enum Error {
     #[diagnostic(code(target::not_found), help("{help}"))]
     TargetNotFound { kind: String, name: String, help: String },
 
+    #[error("could not write `{path}`")]
+    #[diagnostic(code(output::file), help("{help}"))]
+    WriteFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+        help: String,
+    },
+
     #[error("could not write the output: {0}")]
     #[diagnostic(code(output::io))]
     Output(#[source] std::io::Error),

@@ -18,9 +18,26 @@ impl Sink {
     pub(crate) fn write(&self, text: &str) -> Result<(), Error> {
         match self {
             Sink::Stdout => write_stdout(text),
-            Sink::File(path) => std::fs::write(path, text).map_err(|e| Error::Io { path: path.clone(), source: e }),
+            Sink::File(path) => std::fs::write(path, text).map_err(|e| write_error(path, e)),
         }
     }
+}
+
+/// A file that could not be written, with the hint that fits why.
+fn write_error(path: &std::path::Path, source: std::io::Error) -> Error {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let help = match source.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "the directory `{}` does not exist: create it (`mkdir -p {}`) or give -o a path in an existing one",
+            dir.display(),
+            dir.display()
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("you may not write in `{}`: give -o a path you can write, or `-o yaml` for stdout", dir.display())
+        }
+        _ => "give -o another path, or `-o yaml` / `-o json` to write to stdout".to_owned(),
+    };
+    Error::WriteFile { path: path.to_owned(), source, help }
 }
 
 /// Writes to stdout; a closed pipe is not an error.

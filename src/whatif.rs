@@ -12,6 +12,83 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use crate::audit::budget::Rule;
 use crate::snapshot::{Budget, Disruption, NodePool, Snapshot};
 
+/// The forms `--set` takes, for error messages.
+const FORMS: &str = "consolidationPolicy=WhenEmpty|WhenEmptyOrUnderutilized|Balanced, consolidateAfter=30s|5m|Never, budgets=N|N% (0–100%), each optionally prefixed by nodepool/NAME.; pod-deletion-cost=NS/POD=N; pdb/NS/NAME.minAvailable|maxUnavailable=N|N%; deployment|statefulset/NS/NAME.replicas=N";
+
+/// Checks every override's key and value before anything is read, so a typo is exit 2 at
+/// once, with the valid forms.
+pub(crate) fn validate(overrides: &[String]) -> Result<(), String> {
+    for text in overrides {
+        validate_one(text).map_err(|why| format!("--set {text}: {why}; valid forms: {FORMS}"))?;
+    }
+    Ok(())
+}
+
+fn validate_one(text: &str) -> Result<(), String> {
+    let (key, value) = text.split_once('=').ok_or("expected KEY=VALUE")?;
+    if key == "pod-deletion-cost" {
+        let (pod, cost) = value.rsplit_once('=').ok_or("expected pod-deletion-cost=NS/POD=N")?;
+        if pod.is_empty() {
+            return Err("no pod named".into());
+        }
+        // The annotation is an int32 (kubernetes `pkg/controller/controller_utils.go` `getPodDeletionCost`).
+        return cost.parse::<i32>().map(drop).map_err(|_| format!("`{cost}` is not a whole number (int32)"));
+    }
+    if let Some(rest) = key.strip_prefix("pdb/") {
+        return validate_pdb(rest, value);
+    }
+    if let Some(rest) = key.strip_prefix("deployment/").or_else(|| key.strip_prefix("statefulset/")) {
+        let (object, field) = rest.split_once('.').ok_or("expected deployment|statefulset/NS/NAME.replicas")?;
+        if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) || field != "replicas" {
+            return Err("expected deployment|statefulset/NS/NAME.replicas".into());
+        }
+        return value.parse::<u32>().map(drop).map_err(|_| format!("`{value}` is not a replica count"));
+    }
+    let field = key.split_once('.').map_or(key, |(prefix, field)| {
+        if prefix.starts_with("nodepool/") || !prefix.contains('/') {
+            field
+        } else {
+            ""
+        }
+    });
+    match field {
+        "consolidationPolicy" if matches!(value, "WhenEmpty" | "WhenEmptyOrUnderutilized" | "Balanced") => Ok(()),
+        "consolidationPolicy" => Err(format!("`{value}` is not a consolidation policy")),
+        "consolidateAfter"
+            if value == "Never" || value.parse::<jiff::SignedDuration>().is_ok_and(|d| !d.is_negative()) =>
+        {
+            Ok(())
+        }
+        "consolidateAfter" => Err(format!("`{value}` is not a duration or Never")),
+        "budgets" if is_budget_nodes(value) => Ok(()),
+        "budgets" => Err(format!("`{value}` is not a node count or a percentage from 0% to 100%")),
+        _ => Err(format!("unknown key `{key}`")),
+    }
+}
+
+/// `pdb/NS/NAME.minAvailable|maxUnavailable=N|N%`: the shape only (the PDB is looked up when applied).
+fn validate_pdb(rest: &str, value: &str) -> Result<(), String> {
+    let (object, field) = rest.split_once('.').ok_or("expected pdb/NS/NAME.minAvailable|maxUnavailable")?;
+    if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) {
+        return Err("expected pdb/NS/NAME".into());
+    }
+    if !matches!(field, "minAvailable" | "maxUnavailable") {
+        return Err(format!("unknown PodDisruptionBudget field `{field}` (minAvailable, maxUnavailable)"));
+    }
+    let count = value.strip_suffix('%').unwrap_or(value);
+    count.parse::<u32>().map(drop).map_err(|_| format!("`{value}` is not a count or a percentage (1, 50%)"))
+}
+
+/// A NodePool budget's `nodes`: the CRD's pattern `^((100|[0-9]{1,2})%|[0-9]+)$`
+/// (karpenter `pkg/apis/v1/nodepool.go` `Budget.Nodes`).
+fn is_budget_nodes(value: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match value.strip_suffix('%') {
+        Some(p) => digits(p) && (p.len() <= 2 || p == "100"),
+        None => digits(value),
+    }
+}
+
 /// Applies every override; returns a description of each, for the report.
 pub(crate) fn apply(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String>, String> {
     overrides.iter().map(|o| apply_one(snapshot, o)).collect()
@@ -269,5 +346,47 @@ mod tests {
         let left: Vec<&str> = s.pods.iter().map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(left, ["web-abc-1"]);
         assert!(apply(&mut s, &["deployment/default/ghost.replicas=1".into()]).is_err());
+    }
+
+    #[test]
+    fn values_are_checked_before_the_replay_with_the_valid_forms() {
+        use super::validate;
+        let ok = [
+            "budgets=20%",
+            "budgets=100%",
+            "budgets=0",
+            "budgets=3",
+            "nodepool/a.budgets=0%",
+            "consolidateAfter=Never",
+            "nodepool/b.consolidateAfter=5m",
+            "consolidationPolicy=Balanced",
+            "pod-deletion-cost=ns/web=-5",
+            "pdb/tenant-a/app-b.minAvailable=1",
+            "pdb/tenant-a/app-b.maxUnavailable=25%",
+            "deployment/tenant-a/app-b.replicas=2",
+            "statefulset/db/pg.replicas=0",
+        ];
+        for o in ok {
+            assert_eq!(validate(&[o.to_owned()]), Ok(()), "{o}");
+        }
+        for bad in [
+            "budgets=abc",
+            "budgets=200%",
+            "budgets=-1",
+            "budgets=1.5%",
+            "consolidateAfter=soon",
+            "consolidationPolicy=Sometimes",
+            "colour=blue",
+            "budgets",
+            "pod-deletion-cost=ns/web=1.5",
+            "pdb/tenant-a/app-b.selector=x",
+            "pdb/app-b.minAvailable=1",
+            "pdb/tenant-a/app-b.minAvailable=many",
+            "deployment/tenant-a/app-b.replicas=-1",
+            "deployment/tenant-a/app-b.image=x",
+        ] {
+            let e = validate(&[bad.to_owned()]).unwrap_err();
+            assert!(e.starts_with(&format!("--set {bad}: ")) && e.contains("valid forms: "), "{e}");
+        }
     }
 }

@@ -49,7 +49,8 @@ fn verdict_line(e: &NodeExplanation, styles: &Styles) -> String {
 /// carries its reference on its line.
 pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Option<usize>) -> String {
     let n = &e.node;
-    let mut out = format!("{}\n", verdict_line(e, styles));
+    let mut out = e.looked_up.as_ref().map(|l| format!("{l}\n")).unwrap_or_default();
+    out.push_str(&format!("{}\n", verdict_line(e, styles)));
     let facts = [
         n.node_pool.as_ref().map(|p| format!("nodepool {p}")),
         n.node_claim.as_ref().map(|c| format!("nodeclaim {c}")),

@@ -113,6 +113,9 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool, widt
             row
         })
         .collect();
+    if let (Some(s), false) = (&p.selection, no_headers) {
+        out.push_str(&format!("Showing {s}\n"));
+    }
     out.push_str(&kubectl(&headers, rows, no_headers, Fit { width, drop: &PLAN_DROP }));
     for u in &p.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
@@ -224,7 +227,11 @@ pub(super) fn score(s: &Score, styles: &Styles, wide: bool, no_headers: bool, wi
             row
         })
         .collect();
-    let mut out = kubectl(&headers, rows, no_headers, Fit { width, drop: &SCORE_DROP });
+    let mut out = match (&s.selection, no_headers) {
+        (Some(selection), false) => format!("Showing {selection}\n"),
+        _ => String::new(),
+    };
+    out.push_str(&kubectl(&headers, rows, no_headers, Fit { width, drop: &SCORE_DROP }));
     out.push_str(&format!(
         "pool {}: policy {}{}, cost ${:.4}/h, disruption {:.2}, baseline {:.4} $/h per unit of disruption, k={}: approve when score >= {:.2}\n",
         s.node_pool,
@@ -319,7 +326,12 @@ pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: boo
     if wide {
         headers.push("IN-FLIGHT NODES");
     }
-    kubectl(&headers, budget_rows(b, wide), no_headers, Fit { width, drop: &BUDGETS_DROP })
+    let mut out = match (&b.selection, no_headers) {
+        (Some(selection), false) => format!("Showing {selection}\n"),
+        _ => String::new(),
+    };
+    out.push_str(&kubectl(&headers, budget_rows(b, wide), no_headers, Fit { width, drop: &BUDGETS_DROP }));
+    out
 }
 
 pub(super) fn budgets_markdown(b: &Budgets) -> String {

@@ -17,6 +17,10 @@ pub struct Budgets {
     /// Kinds that could not be read, and what they make uncertain here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uncertain: Vec<crate::reason::Reason>,
+    /// The nodes `-l` / `-n` kept (`-l app=web: 3 of 10 nodes`); the round itself is the
+    /// whole cluster's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -76,5 +80,6 @@ pub(crate) fn budgets(replay: &Replay, pool: Option<&str>, unread: &[crate::snap
             "Pod" => Some("nodes being emptied of pods cannot be told apart; in-flight counts are uncertain"),
             _ => None,
         }),
+        selection: None,
     }
 }

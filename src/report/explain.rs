@@ -33,6 +33,9 @@ pub struct NodeExplanation {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// For `explain pod/X`: which pod, on which node, and where it was looked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looked_up: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,6 +90,7 @@ pub fn explain_with_startup(
         events,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
+        looked_up: None,
     })
 }
 

@@ -28,6 +28,10 @@ pub struct Plan {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// The nodes `-l` / `-n` kept (`-l app=web: 3 of 10 nodes`); the round itself is the
+    /// whole cluster's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -135,6 +139,7 @@ pub(crate) fn plan(
         impact: super::impact::of(snapshot, &disrupted, pod_startup),
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
+        selection: None,
     }
 }
 

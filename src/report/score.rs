@@ -31,6 +31,10 @@ pub struct Score {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// The nodes `-l` / `-n` kept (`-l app=web: 3 of 10 nodes`); the pool's figures are the
+    /// whole pool's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,5 +100,6 @@ pub(crate) fn score(pool: &PoolScore, overrides: &[String], unread: &[crate::sna
             _ => None,
         }),
         overrides: overrides.to_vec(),
+        selection: None,
     }
 }

@@ -2,6 +2,7 @@
 //! `tests/*.rs` file as its own binary, so one binary keeps the suite's link time flat).
 //!
 //! - `cli`: the binary's contract — flags, exit codes, streams, plugin discovery.
+//! - `flags`: `-l`/`-n`/`-A` on plan, score, budgets; `explain pod/X`; `--set`; fixes; errors; the README sample.
 //! - `completion`: kubectl's completion protocol, live names, the bash/zsh/fish scripts.
 //! - `krew`: the krew manifest `scripts/krew-local.sh` renders, against krew's rules.
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
@@ -21,6 +22,7 @@ mod bad_input;
 mod cli;
 #[cfg(unix)]
 mod completion;
+mod flags;
 mod forecast;
 mod fuzz_regressions;
 mod golden;

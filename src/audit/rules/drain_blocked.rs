@@ -135,6 +135,12 @@ fn drain_blocked_fix(view: &View<'_, '_>, n: i32) -> Fix {
             fixes::to_max_unavailable_one(view.pdb, rule),
             "maxUnavailable: 1 lets one pod go at a time; on a single replica that is its only pod",
         ),
+        // A DaemonSet runs one pod per node (it cannot be scaled): each node's pod may go with
+        // its node, one node at a time.
+        _ if workload.is_some_and(|w| w.id.is_daemon_set()) => Fix::new(
+            fixes::to_max_unavailable_one(view.pdb, rule),
+            "the DaemonSet's pod on a node being drained may go (one node at a time); the DaemonSet runs one pod per node, so more replicas are not the fix",
+        ),
         _ if n == 0 => Fix::new(
             "run the pods under a controller (a Deployment), or switch to an integer minAvailable",
             "a pod without a controller that a drain evicts is gone for good",
