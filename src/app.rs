@@ -216,6 +216,10 @@ fn build_report(
                 report::explain::explain_with_startup(&replay, snapshot, &name, overrides, cli.input.pod_startup.0)
                     .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
             explanation.looked_up = looked_up;
+            if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name) {
+                let tried = crate::unlock::unlocks(snapshot, now, verdict);
+                explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();
+            }
             (Report::Explain(Box::new(explanation)), EXIT_OK)
         }
         Command::Score { target } => {

@@ -189,9 +189,9 @@ mod tests {
         objects.extend(managed_node("node-a"));
         let s = snapshot(objects);
         let ns = s.pods[0].metadata.namespace().to_owned();
-        let (node, note) = resolve(&s, &target("pod/web"), None, true).unwrap();
+        let (node, looked) = resolve(&s, &target("pod/web"), None, true).unwrap();
         assert_eq!(node, "node-a");
-        assert_eq!(note.unwrap(), format!("pod {ns}/web runs on node node-a (looked in every namespace)"));
+        assert_eq!(looked.unwrap(), format!("pod {ns}/web runs on node node-a (looked in every namespace)"));
         match resolve(&s, &target("pod/web"), Some("elsewhere"), false) {
             Err(Error::TargetNotFound { help, .. }) => {
                 assert_eq!(help, format!("looked in namespace elsewhere; it is in {ns}/web: add -n {ns} (or -A)"));

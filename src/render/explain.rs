@@ -135,10 +135,21 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
             out.push_str(&format!("  {at}  {} {}: {}{flag}\n", ev.object, ev.reason, ev.message));
         }
     }
-    if !hints.is_empty() {
+    if !hints.is_empty() || !e.what_would_change.is_empty() {
         out.push_str("\nWhat would change this:\n");
         for h in hints {
             out.push_str(&format!("  - {h}\n"));
+        }
+        for u in &e.what_would_change {
+            let outcome = match (u.frees, u.savings, u.savings_per_month) {
+                (true, Some(h), Some(m)) => format!("frees it ({:?}), unlocking ${h:.4}/h (${m:.2}/month)", u.verdict),
+                (true, _, _) => format!("frees it ({:?}), not in this round's command", u.verdict),
+                (false, _, _) => format!("does not free it alone (still {:?})", u.verdict),
+            };
+            out.push_str(&format!("  - replayed with {}: {outcome}\n", u.change));
+        }
+        if let Some(max) = e.what_would_change.first().map(|u| u.max_replays) {
+            out.push_str(&format!("  (each change replayed alone; at most {max} replays)\n"));
         }
     }
     if !references.is_empty() {

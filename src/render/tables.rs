@@ -161,6 +161,41 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
     for o in &p.overrides {
         out.push_str(&format!("- override: {o}\n"));
     }
+    out.push_str(&at_a_glance(p));
+    out
+}
+
+/// `NodePool default: 10 nodes, $1.9200/h, cpu 27.5%, memory 8.1%` per pool, then the round.
+fn at_a_glance(p: &Plan) -> String {
+    let s = &p.summary;
+    let mut out = String::new();
+    for pool in &s.node_pools {
+        let percent = |v: Option<f64>| v.map_or_else(|| "?".to_owned(), |v| format!("{v:.1}%"));
+        out.push_str(&format!(
+            "NodePool {}: {} node(s), ${:.4}/h, requests cpu {}, memory {} of allocatable\n",
+            pool.node_pool,
+            pool.nodes,
+            pool.price_per_hour,
+            percent(pool.cpu_percent),
+            percent(pool.memory_percent)
+        ));
+    }
+    let verdicts: Vec<String> = s.verdicts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+    let mut round = format!(
+        "This round saves ${:.4}/h (${:.2}/month); verdicts: {}",
+        s.savings,
+        s.savings_per_month,
+        verdicts.join(", ")
+    );
+    if !s.top_blockers.is_empty() {
+        let blockers: Vec<String> = s.top_blockers.iter().map(|b| format!("{} on {}", b.code, b.nodes)).collect();
+        round.push_str(&format!("; top blockers: {}", blockers.join(", ")));
+    }
+    if !s.zero_ready.is_empty() {
+        round.push_str(&format!("; to zero ready pods: {}", s.zero_ready.join(", ")));
+    }
+    out.push_str(&round);
+    out.push('\n');
     out
 }
 

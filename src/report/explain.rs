@@ -33,9 +33,41 @@ pub struct NodeExplanation {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// For a Blocked or Safe node: each single change tried, replayed (at most `maxReplays`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub what_would_change: Vec<UnlockView>,
     /// For `explain pod/X`: which pod, on which node, and where it was looked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub looked_up: Option<String>,
+}
+
+/// One change tried on the snapshot and replayed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnlockView {
+    pub change: String,
+    /// The verdict the replay gives with that change.
+    pub verdict: super::Verdict,
+    pub frees: bool,
+    /// What the freed node's command saves, $/h and $/month (730 h), when the replayed round
+    /// acts on it.
+    pub savings: Option<f64>,
+    pub savings_per_month: Option<f64>,
+    /// How many single changes `explain` replays at most.
+    pub max_replays: usize,
+}
+
+impl From<&crate::unlock::Unlock> for UnlockView {
+    fn from(u: &crate::unlock::Unlock) -> Self {
+        UnlockView {
+            change: u.change.clone(),
+            verdict: u.verdict.into(),
+            frees: u.frees,
+            savings: u.savings,
+            savings_per_month: u.savings.map(|s| s * super::plan_summary::HOURS_PER_MONTH),
+            max_replays: crate::unlock::MAX_REPLAYS,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +123,7 @@ pub fn explain_with_startup(
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
         looked_up: None,
+        what_would_change: Vec::new(),
     })
 }
 

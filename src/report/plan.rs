@@ -19,6 +19,8 @@ pub struct Plan {
     /// The method that produced this round's commands, or `null`.
     pub method: Option<&'static str>,
     pub commands: Vec<PlanCommand>,
+    /// The round at a glance (per NodePool, savings, verdicts, blockers, zero-ready workloads).
+    pub summary: super::plan_summary::PlanSummary,
     pub nodes: Vec<NodeSummary>,
     /// The workloads that lose pods to this round's commands, most severe first.
     pub impact: Vec<ImpactView>,
@@ -107,7 +109,9 @@ pub(crate) fn plan(
 ) -> Plan {
     let disrupted: std::collections::BTreeSet<String> =
         replay.commands.iter().flat_map(|c| c.candidates.iter().cloned()).collect();
+    let impact = super::impact::of(snapshot, &disrupted, pod_startup);
     Plan {
+        summary: super::plan_summary::summary(replay, &impact),
         api_version: super::API_VERSION,
         kind: "Plan",
         captured_at: replay.captured_at,
@@ -127,7 +131,8 @@ pub(crate) fn plan(
                     .iter()
                     .filter(|n| c.candidates.contains(&n.name))
                     .filter_map(|n| n.price)
-                    .sum(),
+                    .sum::<f64>()
+                    + 0.0,
                 replacement_cost: if c.replacements.is_empty() {
                     None
                 } else {
@@ -136,7 +141,7 @@ pub(crate) fn plan(
             })
             .collect(),
         nodes: replay.nodes.iter().map(NodeSummary::from_verdict).collect(),
-        impact: super::impact::of(snapshot, &disrupted, pod_startup),
+        impact,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
         selection: None,

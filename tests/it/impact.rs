@@ -128,3 +128,38 @@ fn observed_start_to_ready_is_used_when_the_pods_show_it() {
         .success()
         .stdout(contains("down ~2m 5s (start → Ready of its 1 running pod(s))"));
 }
+
+/// "What would change this" is replayed: both PDBs allowing an eviction free node-x (each must:
+/// karpenter `pkg/utils/pdb/pdb.go` `Limits.CanEvictPods` blocks on any pod's budget), and the
+/// freed node's delete saves its price, $0.192/h = $140.16 a month.
+#[test]
+fn what_would_change_a_blocked_node_is_replayed_with_its_savings() {
+    let doc = json(&[
+        "--snapshot",
+        "tests/scenarios/seed-incident-minavailable-blocks/snapshot.yaml",
+        "explain",
+        "node/node-x",
+        "-o",
+        "json",
+    ]);
+    let tried = doc["whatWouldChange"].as_array().expect("changes tried");
+    assert_eq!(tried.len(), 1);
+    assert!(tried[0]["change"].as_str().unwrap().contains("tenant-a/app-b, tenant-a/app-c each allowing one eviction"));
+    assert_eq!((tried[0]["frees"].as_bool(), tried[0]["verdict"].as_str()), (Some(true), Some("Underutilized")));
+    assert!((tried[0]["savingsPerMonth"].as_f64().unwrap() - 140.16).abs() < 1e-9);
+    let pod = json(&[
+        "--snapshot",
+        "tests/scenarios/do-not-disrupt-pod/snapshot.yaml",
+        "explain",
+        "node/node-a",
+        "-o",
+        "json",
+    ]);
+    assert!(pod["whatWouldChange"][0]["change"]
+        .as_str()
+        .unwrap()
+        .starts_with("remove karpenter.sh/do-not-disrupt from the pods"));
+    assert_eq!(pod["whatWouldChange"][0]["frees"], true);
+    let acting = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
+    assert!(acting.get("whatWouldChange").is_none(), "an Underutilized node has nothing to unlock");
+}
