@@ -181,7 +181,12 @@ fn report_on(cli: &Cli, source: &Source, format: Format, snapshot: &mut Snapshot
         write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
         return Ok(EXIT_OK);
     }
-    let (report, exit) = build_report(cli, source, snapshot, now, &overrides)?;
+    let (mut report, exit, explained) = build_report(cli, source, snapshot, now, &overrides)?;
+    // What would change an explained node's verdict: single changes replayed on the snapshot.
+    if let (Report::Explain(e), Some(verdict)) = (&mut report, explained) {
+        let tried = crate::unlock::unlocks(snapshot, now, &verdict);
+        e.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();
+    }
     write_stdout(&render::render(&report, &assumed, format, &styles, table))?;
     Ok(exit)
 }
@@ -192,7 +197,7 @@ fn build_report(
     snapshot: &Snapshot,
     now: jiff::Timestamp,
     overrides: &[String],
-) -> Result<(Report, u8), Failure> {
+) -> Result<(Report, u8, Option<engine::NodeVerdict>), Failure> {
     let selection = || {
         select_nodes(snapshot, cli.kube.selector.as_deref(), cli.kube.namespace.as_deref(), cli.kube.all_namespaces)
             .map_err(Failure::Usage)
@@ -207,7 +212,7 @@ fn build_report(
                 plan.nodes.retain(|n| s.nodes.contains(&n.name));
                 plan.selection = Some(s.described);
             }
-            (Report::Plan(plan), EXIT_OK)
+            (Report::Plan(plan), EXIT_OK, None)
         }
         Command::Explain { target } => {
             let (name, looked_up) = resolve(snapshot, target, cli.kube.namespace.as_deref(), cli.kube.all_namespaces)?;
@@ -216,11 +221,8 @@ fn build_report(
                 report::explain::explain_with_startup(&replay, snapshot, &name, overrides, cli.input.pod_startup.0)
                     .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
             explanation.looked_up = looked_up;
-            if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name) {
-                let tried = crate::unlock::unlocks(snapshot, now, verdict);
-                explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();
-            }
-            (Report::Explain(Box::new(explanation)), EXIT_OK)
+            let verdict = replay.nodes.iter().find(|n| n.name == name).cloned();
+            (Report::Explain(Box::new(explanation)), EXIT_OK, verdict)
         }
         Command::Score { target } => {
             if target.kind != Kind::NodePool {
@@ -235,7 +237,7 @@ fn build_report(
                 score.candidates.retain(|c| s.nodes.contains(&c.node));
                 score.selection = Some(s.described);
             }
-            (Report::Score(score), EXIT_OK)
+            (Report::Score(score), EXIT_OK, None)
         }
         Command::PdbAudit { fail_on, fixes } => {
             if let Some(selector) = &cli.kube.selector {
@@ -250,7 +252,7 @@ fn build_report(
             };
             let mut document = report::pdb_audit::document(&audit);
             document.info_fixes = *fixes == crate::cli::FixesChoice::All;
-            (Report::PdbAudit(document), exit)
+            (Report::PdbAudit(document), exit, None)
         }
         Command::Budgets { target } => {
             let selected = selection()?;
@@ -274,7 +276,7 @@ fn build_report(
                 budgets.node_pools.retain(|p| s.pools.contains(&p.node_pool));
                 budgets.selection = Some(format!("{} (their NodePools' budgets)", s.described));
             }
-            (Report::Budgets(budgets), EXIT_OK)
+            (Report::Budgets(budgets), EXIT_OK, None)
         }
         Command::InstanceTypes { target } => {
             if target.kind != Kind::NodePool {
@@ -283,7 +285,7 @@ fn build_report(
             let catalogue = report::instance_types::catalogue(snapshot, now, &target.name).ok_or_else(|| {
                 not_found(Kind::NodePool, &target.name, snapshot.node_pools.iter().map(|p| p.metadata.name.as_str()))
             })?;
-            (Report::InstanceTypes(Box::new(catalogue)), EXIT_OK)
+            (Report::InstanceTypes(Box::new(catalogue)), EXIT_OK, None)
         }
         Command::Snapshot { .. } | Command::Completion { .. } | Command::Forecast(_) => {
             unreachable!("handled before the replay")

@@ -7,14 +7,15 @@
 //! more healthy replica gives); `budgets=100%` on its NodePool (a budget that blocks);
 //! `consolidateAfter=0s` (not consolidatable yet); `consolidationPolicy=WhenEmptyOrUnderutilized`
 //! (WhenEmpty or a Balanced score too low). At most [`MAX_REPLAYS`] are replayed, so `explain`
-//! costs at most that many more focused replays. Pure: the snapshot is cloned per change.
+//! costs at most that many more focused replays, on the snapshot itself: each change is applied
+//! in place, replayed and undone (no copy of a large snapshot). Deterministic, no I/O.
 
 use jiff::Timestamp;
 
 use crate::engine::labels::DO_NOT_DISRUPT;
 use crate::engine::{replay_focused, NodeVerdict, Verdict};
 use crate::reason::Code;
-use crate::snapshot::{Budget, Disruption, Snapshot};
+use crate::snapshot::{Budget, Disruption, NodePool, PodDisruptionBudget, Snapshot, StringMap};
 
 /// The most replays one `explain` spends on what would change its verdict.
 pub(crate) const MAX_REPLAYS: usize = 4;
@@ -43,17 +44,21 @@ enum Change {
 }
 
 /// Every change tried for `node` (Blocked or Safe; others get none), with what its replay says.
-pub(crate) fn unlocks(snapshot: &Snapshot, now: Timestamp, node: &NodeVerdict) -> Vec<Unlock> {
+pub(crate) fn unlocks(snapshot: &mut Snapshot, now: Timestamp, node: &NodeVerdict) -> Vec<Unlock> {
     if !matches!(node.verdict, Verdict::Blocked | Verdict::Safe) {
         return Vec::new();
     }
-    candidates(snapshot, node)
+    let tried: Vec<(Change, String)> = candidates(snapshot, node).into_iter().take(MAX_REPLAYS).collect();
+    if tried.is_empty() {
+        return Vec::new();
+    }
+    // No copy of the snapshot: each change is applied in place, replayed and undone.
+    tried
         .into_iter()
-        .take(MAX_REPLAYS)
         .map(|(change, words)| {
-            let mut changed = snapshot.clone();
-            apply(&mut changed, &node.name, &change);
-            let replay = replay_focused(&changed, now, Some(&node.name));
+            let undo = apply(snapshot, &node.name, &change);
+            let replay = replay_focused(snapshot, now, Some(&node.name));
+            restore(snapshot, undo);
             let after = replay.nodes.iter().find(|n| n.name == node.name);
             let verdict = after.map_or(node.verdict, |n| n.verdict);
             let frees = matches!(verdict, Verdict::Empty | Verdict::Drifted | Verdict::Underutilized);
@@ -120,29 +125,60 @@ fn candidates(snapshot: &Snapshot, node: &NodeVerdict) -> Vec<(Change, String)> 
     out
 }
 
-fn apply(snapshot: &mut Snapshot, node: &str, change: &Change) {
+/// What [`apply`] replaced, to put back.
+enum Undo {
+    Annotations { nodes: Vec<(usize, StringMap)>, claims: Vec<(usize, StringMap)>, pods: Vec<(usize, StringMap)> },
+    Pdbs(Vec<(usize, PodDisruptionBudget)>),
+    Pools(Vec<NodePool>),
+}
+
+/// Applies one change in place and returns what it replaced.
+fn apply(snapshot: &mut Snapshot, node: &str, change: &Change) -> Undo {
+    let strip = |meta: &mut crate::snapshot::ObjectMeta| {
+        let before = meta.annotations.clone();
+        meta.annotations.remove(DO_NOT_DISRUPT);
+        before
+    };
     match change {
         Change::NodeAnnotation => {
-            for n in snapshot.nodes.iter_mut().filter(|n| n.metadata.name == node) {
-                n.metadata.annotations.remove(DO_NOT_DISRUPT);
-            }
-            for c in snapshot.node_claims.iter_mut().filter(|c| c.status.node_name.as_deref() == Some(node)) {
-                c.metadata.annotations.remove(DO_NOT_DISRUPT);
-            }
+            let nodes = snapshot
+                .nodes
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, n)| n.metadata.name == node)
+                .map(|(i, n)| (i, strip(&mut n.metadata)))
+                .collect();
+            let claims = snapshot
+                .node_claims
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, c)| c.status.node_name.as_deref() == Some(node))
+                .map(|(i, c)| (i, strip(&mut c.metadata)))
+                .collect();
+            Undo::Annotations { nodes, claims, pods: Vec::new() }
         }
         Change::PodAnnotations => {
-            for p in snapshot.pods.iter_mut().filter(|p| p.spec.node_name.as_deref() == Some(node)) {
-                p.metadata.annotations.remove(DO_NOT_DISRUPT);
-            }
+            let pods = snapshot
+                .pods
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, p)| p.spec.node_name.as_deref() == Some(node))
+                .map(|(i, p)| (i, strip(&mut p.metadata)))
+                .collect();
+            Undo::Annotations { nodes: Vec::new(), claims: Vec::new(), pods }
         }
         Change::PdbsAllowOne(keys) => {
-            for b in snapshot.pdbs.iter_mut().filter(|b| keys.contains(&b.metadata.key())) {
+            let mut saved = Vec::new();
+            for (i, b) in snapshot.pdbs.iter_mut().enumerate().filter(|(_, b)| keys.contains(&b.metadata.key())) {
+                saved.push((i, b.clone()));
                 b.status.disruptions_allowed = 1;
                 b.spec.max_unavailable = None;
                 b.spec.min_available = None;
             }
+            Undo::Pdbs(saved)
         }
         Change::Budgets(pool) | Change::ConsolidateAfter(pool) | Change::Policy(pool) => {
+            let saved = snapshot.node_pools.clone();
             for p in snapshot.node_pools.iter_mut().filter(|p| p.metadata.name == *pool) {
                 let d = p.spec.disruption.get_or_insert_with(Disruption::default);
                 match change {
@@ -151,6 +187,56 @@ fn apply(snapshot: &mut Snapshot, node: &str, change: &Change) {
                     _ => d.consolidation_policy = Some("WhenEmptyOrUnderutilized".into()),
                 }
             }
+            Undo::Pools(saved)
         }
+    }
+}
+
+/// Puts back what [`apply`] replaced.
+fn restore(snapshot: &mut Snapshot, undo: Undo) {
+    match undo {
+        Undo::Annotations { nodes, claims, pods } => {
+            for (i, a) in nodes {
+                snapshot.nodes[i].metadata.annotations = a;
+            }
+            for (i, a) in claims {
+                snapshot.node_claims[i].metadata.annotations = a;
+            }
+            for (i, a) in pods {
+                snapshot.pods[i].metadata.annotations = a;
+            }
+        }
+        Undo::Pdbs(saved) => {
+            for (i, b) in saved {
+                snapshot.pdbs[i] = b;
+            }
+        }
+        Undo::Pools(saved) => snapshot.node_pools = saved,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unlocks;
+    use crate::engine::{replay_focused, Verdict};
+
+    /// Each change is applied in place and undone: the snapshot is the same after, and the
+    /// replayed change frees the node (karpenter `pkg/controllers/disruption/types.go`
+    /// `NewCandidate`: a pod's `karpenter.sh/do-not-disrupt` alone blocks it).
+    #[test]
+    fn changes_are_replayed_and_undone() {
+        let text = include_str!("../tests/scenarios/do-not-disrupt-pod/snapshot.yaml");
+        let mut snapshot = crate::source::file::read_text(text, "do-not-disrupt-pod").unwrap();
+        let now = snapshot.info.captured_at.unwrap();
+        let before = snapshot.clone();
+        let replay = replay_focused(&snapshot, now, Some("node-a"));
+        let node = replay.nodes.iter().find(|n| n.name == "node-a").unwrap().clone();
+        assert_eq!(node.verdict, Verdict::Blocked);
+        let tried = unlocks(&mut snapshot, now, &node);
+        assert_eq!(snapshot, before, "every change was undone");
+        assert_eq!(tried.len(), 1);
+        assert!(tried[0].frees && tried[0].change.contains("do-not-disrupt"), "{tried:?}");
+        let again = unlocks(&mut snapshot, now, &node);
+        assert_eq!(tried, again, "deterministic");
     }
 }
