@@ -310,9 +310,13 @@ pub(crate) fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, 
     out
 }
 
-/// `3m20s`-style rendering of a duration.
+/// `3m20s`-style rendering of a duration; a day or more as `2d 4h` (not `52h`).
 pub(crate) fn human(d: SignedDuration) -> String {
     let secs = d.as_secs().max(0);
+    if secs >= 86_400 {
+        let (days, hours) = (secs / 86_400, (secs % 86_400) / 3600);
+        return if hours == 0 { format!("{days}d") } else { format!("{days}d {hours}h") };
+    }
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
     match (h, m, s) {
         (0, 0, s) => format!("{s}s"),
@@ -320,5 +324,21 @@ pub(crate) fn human(d: SignedDuration) -> String {
         (0, m, s) => format!("{m}m{s}s"),
         (h, 0, 0) => format!("{h}h"),
         (h, m, _) => format!("{h}h{m}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use jiff::SignedDuration;
+
+    use super::human;
+
+    #[test]
+    fn durations_read_in_days_once_they_are_long() {
+        assert_eq!(human(SignedDuration::from_secs(200)), "3m20s");
+        assert_eq!(human(SignedDuration::from_hours(5)), "5h");
+        assert_eq!(human(SignedDuration::from_secs(60_584 * 3_600 + 300)), "2524d 8h");
+        assert_eq!(human(SignedDuration::from_hours(52)), "2d 4h");
+        assert_eq!(human(SignedDuration::from_hours(48)), "2d");
     }
 }
