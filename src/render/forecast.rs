@@ -9,11 +9,11 @@ fn money(x: f64) -> String {
     format!("${x:.4}")
 }
 
-fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool, width: Option<usize>) -> String {
+fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool, fit: Fit<'_>) -> String {
     if md {
         markdown(headers, &rows)
     } else {
-        kubectl(headers, rows, no_headers, Fit { width, drop: &[] })
+        kubectl(headers, rows, no_headers, fit)
     }
 }
 
@@ -87,7 +87,8 @@ fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -
         rows,
         md,
         no_headers,
-        width,
+        // On a narrow screen the timeline keeps what happened, when and what it saves.
+        Fit { width, drop: &["CUMULATIVE/H", "GONE"] },
     )
 }
 
@@ -103,7 +104,7 @@ fn pools(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> S
             ]
         })
         .collect();
-    table(&["NODEPOOL", "NODES", "COST/H"], rows, md, no_headers, width)
+    table(&["NODEPOOL", "NODES", "COST/H"], rows, md, no_headers, Fit { width, drop: &[] })
 }
 
 fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
@@ -130,7 +131,7 @@ fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) 
         rows,
         md,
         no_headers,
-        width,
+        Fit { width, drop: &["MOVED-OFF", "STARTUP", "EVICTIONS"] },
     )
 }
 
@@ -172,7 +173,7 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: O
         vec!["last command ends".to_owned(), format!("+{}", a.4), format!("+{}", b.4)],
     ];
     out.push_str(&heading("Totals", md));
-    out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers, width));
+    out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers, Fit { width, drop: &[] }));
     out.push_str(&heading("Workloads (without | with)", md));
     if c.workloads.is_empty() {
         out.push_str("No workload loses a pod in either.\n");
@@ -189,7 +190,13 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: O
                 ]
             })
             .collect();
-        out.push_str(&table(&["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR"], rows, md, no_headers, width));
+        out.push_str(&table(
+            &["WORKLOAD", "EVICTIONS", "AT-ZERO", "ZERO-FOR"],
+            rows,
+            md,
+            no_headers,
+            Fit { width, drop: &[] },
+        ));
     }
     out.push_str(&heading("Without", md));
     out.push_str(&timeline(&c.without, md, no_headers, width));
