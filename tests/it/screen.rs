@@ -5,7 +5,8 @@
 //!
 //! Goldens at 80 and 200 columns for `plan`, `explain`, `score`, `budgets` and `pdb-audit` on
 //! the demo and two scenarios (a PDB-blocked node, a drift round), in
-//! `tests/it/snapshots/screen/`; and, on every scenario, no line wider than the width.
+//! `tests/it/snapshots/screen/`; and, on every scenario, no line of those commands or of
+//! `forecast` wider than the width.
 
 use std::path::Path;
 
@@ -89,8 +90,12 @@ fn no_line_exceeds_the_width_on_any_scenario() {
             serde_json::from_slice(&out.stdout).expect("plan JSON")
         };
         let first = &plan["nodes"][0];
-        let mut runs =
-            vec![vec!["plan".to_owned()], vec!["budgets".to_owned()], vec!["pdb-audit".to_owned(), "-A".to_owned()]];
+        let mut runs = vec![
+            vec!["plan".to_owned()],
+            vec!["budgets".to_owned()],
+            vec!["pdb-audit".to_owned(), "-A".to_owned()],
+            vec!["forecast".to_owned()],
+        ];
         if let Some(node) = first["name"].as_str() {
             runs.push(vec!["explain".to_owned(), format!("node/{node}")]);
         }
