@@ -3,7 +3,8 @@
 //!
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/existingnode.go`.
 
-use super::host_port_usage::{host_port_conflict, HostPort};
+use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
+use super::pod_data::strict_alternatives;
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
 use super::scheduler::Simulation;
@@ -76,14 +77,13 @@ impl Simulation<'_, '_, '_> {
         requests: &Resources,
         pod_reqs: &[Requirements],
         rules: &topology::Rules,
-        strict: bool,
     ) -> Result<(), String> {
         let node = &self.world.nodes[i];
         let placed = self.placed.get(&i);
         if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
             return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
         }
-        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints, !strict) {
+        if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints) {
             return Err(taints::message(taint));
         }
         if let Some(usage) = node.volume_usage.as_ref().filter(|_| super::volume_topology::has_claims(pod)) {
@@ -92,7 +92,7 @@ impl Simulation<'_, '_, '_> {
             }
         }
         let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
-        if host_port_conflict(pod, ports_taken) {
+        if host_port_conflict(&host_ports(pod), ports_taken) {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
         for (resource, want) in requests {
@@ -141,6 +141,7 @@ pub(super) fn base_node<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
     requests: &super::pod_requests::PodRequests<'a>,
+    daemons: &[Pod],
 ) -> BaseNode<'a> {
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
     let mut available = node.allocatable();
@@ -176,6 +177,7 @@ pub(super) fn base_node<'a>(
             effect: "NoSchedule".into(),
         });
     }
+    reserve_daemon_headroom(&mut available, node, &node_taints, daemons, requests);
     let pool = cluster.pool_of(node);
     let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
     let volume_usage = super::volume_usage::VolumeUsage::new(
@@ -199,5 +201,58 @@ pub(super) fn base_node<'a>(
         capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
         volume_usage,
         hostname,
+    }
+}
+
+/// Keeps room for the DaemonSet pods the node should run but does not yet: the requests of
+/// every DaemonSet pod that tolerates the node's taints and whose required node affinity (first
+/// term) its labels meet, less the requests of the DaemonSet pods already on it, floored at zero
+/// per resource.
+///
+/// Mirrors karpenter `scheduler.go` `getCompatibleDaemonPods` / `isDaemonPodCompatibleWithNode`
+/// and `existingnode.go` `NewExistingNode` (`remainingResources`).
+fn reserve_daemon_headroom(
+    available: &mut Resources,
+    node: &StateNode<'_>,
+    node_taints: &[Taint],
+    daemons: &[Pod],
+    requests: &super::pod_requests::PodRequests<'_>,
+) {
+    if daemons.is_empty() {
+        return;
+    }
+    let mut wanted = Resources::new();
+    for d in daemons {
+        let fits = taints::untolerated(&d.spec.tolerations, node_taints).is_none()
+            && strict_alternatives(d).first().is_none_or(|r| r.admit_labels(|k| node_label(node, k)));
+        if fits {
+            pod::add(&mut wanted, &pod::requests(d));
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    for p in node.pods.iter().filter(|p| !pod::is_terminal(p) && pod::is_owned_by_daemonset(p)) {
+        let r = requests.get(p).map_or_else(|| pod::requests(p), |r| (**r).clone());
+        for (k, v) in &r {
+            if let Some(w) = wanted.get_mut(k) {
+                *w = w.minus(*v);
+            }
+        }
+    }
+    for (k, v) in wanted {
+        if v.milli() > 0 {
+            let free = available.entry(k).or_insert(Quantity::ZERO);
+            *free = free.minus(v);
+        }
+    }
+}
+
+/// The node's label as the scheduler reads it (`NewLabelRequirements(n.Labels())` plus the
+/// hostname).
+fn node_label<'n>(node: &'n StateNode<'_>, key: &str) -> Option<&'n str> {
+    match key {
+        HOSTNAME => Some(node.label(HOSTNAME).unwrap_or(&node.name)),
+        _ => node.label(key),
     }
 }

@@ -8,6 +8,8 @@ use crate::snapshot::Pod;
 /// `(port, protocol, host IP)`.
 pub(crate) type HostPort = (i32, String, String);
 
+/// The host ports the pod's containers and init containers ask for (`GetHostPorts`): the
+/// protocol defaults to TCP and the host IP to `0.0.0.0`.
 pub(crate) fn host_ports(pod: &Pod) -> Vec<HostPort> {
     pod.spec
         .containers
@@ -22,8 +24,9 @@ pub(crate) fn host_ports(pod: &Pod) -> Vec<HostPort> {
         .collect()
 }
 
-pub(crate) fn host_port_conflict<'p>(pod: &Pod, mut used: impl Iterator<Item = &'p HostPort>) -> bool {
-    let wanted = host_ports(pod);
+/// Whether any of `wanted` clashes with a port in `used`: same port and protocol, and the same
+/// host IP or either one a wildcard (`HostPortUsage.Conflicts`).
+pub(crate) fn host_port_conflict<'p>(wanted: &[HostPort], mut used: impl Iterator<Item = &'p HostPort>) -> bool {
     if wanted.is_empty() {
         return false;
     }
@@ -31,4 +34,25 @@ pub(crate) fn host_port_conflict<'p>(pod: &Pod, mut used: impl Iterator<Item = &
     used.any(|(p, pr, i)| {
         wanted.iter().any(|(port, proto, ip)| p == port && pr == proto && (i == ip || wild(i) || wild(ip)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{host_port_conflict, HostPort};
+
+    fn port(port: i32, protocol: &str, ip: &str) -> HostPort {
+        (port, protocol.to_owned(), ip.to_owned())
+    }
+
+    #[test]
+    fn same_port_and_protocol_clash_unless_both_ips_are_specific_and_differ() {
+        let used = [port(80, "TCP", "0.0.0.0")];
+        assert!(host_port_conflict(&[port(80, "TCP", "10.0.0.1")], used.iter()), "a wildcard holds every IP");
+        assert!(!host_port_conflict(&[port(80, "UDP", "0.0.0.0")], used.iter()), "another protocol is free");
+        assert!(!host_port_conflict(&[port(81, "TCP", "0.0.0.0")], used.iter()));
+        let specific = [port(80, "TCP", "10.0.0.1")];
+        assert!(!host_port_conflict(&[port(80, "TCP", "10.0.0.2")], specific.iter()));
+        assert!(host_port_conflict(&[port(80, "TCP", "::")], specific.iter()));
+        assert!(!host_port_conflict(&[], used.iter()), "a pod without host ports never clashes");
+    }
 }

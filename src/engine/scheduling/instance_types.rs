@@ -5,6 +5,7 @@
 //! `Offerings.Compatible`, `InstanceTypes.OrderByPrice`) and `scheduling/nodeclaim.go`
 //! (`compatible`, `fits`).
 
+use super::node_claim::RESERVATION_ID;
 use super::requirements::Requirements;
 use crate::engine::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
 use crate::quantity::Quantity;
@@ -23,6 +24,16 @@ pub fn instance_type_values(it: &InstanceType, key: &str) -> Vec<String> {
 /// An instance type survives when its labels fit the requirements and some available offering
 /// matches the zone and capacity-type requirements.
 pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool {
+    labels_intersect(it, reqs) && it.offerings.iter().any(|o| offering_compatible(o, reqs) && o.available)
+}
+
+/// Whether the type's requirements intersect `reqs`, availability aside: its labels, and some
+/// offering's zone and capacity type (`InstanceType.Requirements.Intersects`).
+pub(crate) fn instance_type_intersects(it: &InstanceType, reqs: &Requirements) -> bool {
+    labels_intersect(it, reqs) && it.offerings.iter().any(|o| offering_compatible(o, reqs))
+}
+
+fn labels_intersect(it: &InstanceType, reqs: &Requirements) -> bool {
     if reqs.get(INSTANCE_TYPE).is_some_and(|r| !r.allows(&it.name)) {
         return false;
     }
@@ -40,16 +51,18 @@ pub fn instance_type_compatible(it: &InstanceType, reqs: &Requirements) -> bool 
     {
         return false;
     }
-    it.offerings.iter().any(|o| offering_compatible(o, reqs) && o.available)
+    true
 }
 
 /// The prefix of the AWS provider's instance-type labels (`pkg/apis/v1/labels.go`).
 const AWS_INSTANCE_LABEL: &str = "karpenter.k8s.aws/instance-";
 
-/// Whether an offering's zone and capacity type satisfy the requirements.
+/// Whether an offering's zone, capacity type and (for a NodeClaim pinned to its reservations)
+/// reservation ID satisfy the requirements.
 pub fn offering_compatible(o: &Offering, reqs: &Requirements) -> bool {
     reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone))
         && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
+        && reqs.get(RESERVATION_ID).is_none_or(|r| o.reservation_id.as_deref().is_some_and(|id| r.allows(id)))
 }
 
 /// Capacity minus kube/system reserved and eviction thresholds.

@@ -27,6 +27,7 @@ mod node_claim_template;
 mod pod_data;
 mod pod_index;
 mod pod_requests;
+mod preferences;
 mod queue;
 pub mod requirements;
 mod results;

@@ -6,13 +6,18 @@
 
 use std::collections::BTreeMap;
 
-use super::instance_types::{instance_type_compatible, sort_by_cheapest};
+use foldhash::HashMap;
+
+use super::host_port_usage::{host_ports, HostPort};
+use super::instance_types::{instance_type_compatible, instance_type_intersects, sort_by_cheapest};
 use super::node_claim::is_well_known;
-use super::pod_data::pod_requirements;
+use super::pod_data::{has_dra_requirements, strict_alternatives};
+use super::preferences::prefer_no_schedule_toleration;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use super::world::World;
 use crate::engine::labels::NODEPOOL;
+use crate::engine::min_values::MinValues;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
 use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, Taint};
@@ -25,7 +30,56 @@ pub struct Template<'a> {
     pub taints: Vec<Taint>,
     /// Compatible instance types with an available offering, cheapest first.
     pub instance_types: Vec<&'a InstanceType>,
-    pub daemon_overhead: Resources,
+    /// The instance types grouped by the DaemonSet pods that would run on them.
+    pub daemon_groups: Vec<DaemonGroup>,
+    /// Instance type name → its group in `daemon_groups`.
+    group_of: HashMap<String, usize>,
+    /// The template's minValues (`NodeClaim.CanAdd` checks them on every add).
+    pub(crate) min_values: MinValues,
+}
+
+/// Instance types of one template on which the same DaemonSet pods would run, with their
+/// requests and host ports (`DaemonOverheadGroup`).
+#[derive(Debug, Clone, Default)]
+pub struct DaemonGroup {
+    pub overhead: Resources,
+    pub host_ports: Vec<HostPort>,
+}
+
+impl Template<'_> {
+    /// The DaemonSet group of one of the template's instance types.
+    pub(super) fn group_of(&self, it: &InstanceType) -> Option<usize> {
+        self.group_of.get(&it.name).copied()
+    }
+
+    /// The per-resource minimum of the overhead of the groups `types` still span, as
+    /// `NodeClaim.addDaemonRequests` adds it; `None` when no DaemonSet runs there.
+    pub(super) fn min_daemon_overhead(&self, types: &[&InstanceType]) -> Option<Resources> {
+        let mut spanned: Vec<usize> = types.iter().filter_map(|it| self.group_of(it)).collect();
+        spanned.sort_unstable();
+        spanned.dedup();
+        let mut out: Option<Resources> = None;
+        for g in spanned {
+            let overhead = &self.daemon_groups[g].overhead;
+            out = Some(match out {
+                None => overhead.clone(),
+                Some(min) => min_resources(&min, overhead),
+            });
+        }
+        out.filter(|r| !r.is_empty())
+    }
+}
+
+/// `resources.MinResources`: per resource the smaller quantity, a resource missing on one side
+/// counting as zero.
+fn min_resources(a: &Resources, b: &Resources) -> Resources {
+    a.keys()
+        .chain(b.keys())
+        .map(|k| {
+            let (x, y) = (a.get(k).copied().unwrap_or_default(), b.get(k).copied().unwrap_or_default());
+            (k.clone(), x.min(y))
+        })
+        .collect()
 }
 
 pub(super) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
@@ -53,8 +107,17 @@ pub(super) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
                 .filter(|it| instance_type_compatible(it, &requirements))
                 .collect();
             sort_by_cheapest(&mut instance_types, &requirements);
-            let daemon_overhead = daemon_overhead(cluster, &requirements, &template.spec.taints);
-            Template { pool, requirements, taints: template.spec.taints.clone(), instance_types, daemon_overhead }
+            let (daemon_groups, group_of) =
+                daemon_overhead_groups(&world.daemon_pods, &requirements, &template.spec.taints, &instance_types);
+            Template {
+                pool,
+                requirements,
+                taints: template.spec.taints.clone(),
+                instance_types,
+                daemon_groups,
+                group_of,
+                min_values: MinValues::of_pool(Some(pool)),
+            }
         })
         .collect()
 }
@@ -109,19 +172,57 @@ fn pool_ready(pool: &NodePool) -> bool {
     known("ValidationSucceeded") && known("NodeClassReady")
 }
 
-/// Requests of DaemonSet pods that would land on a node of this template.
-fn daemon_overhead(cluster: &Cluster<'_>, labels: &Requirements, template_taints: &[Taint]) -> Resources {
-    let mut out = Resources::new();
-    for ds in &cluster.snapshot.daemon_sets {
-        let spec = &ds.spec.template.spec;
-        if taints::untolerated(&spec.tolerations, template_taints, true).is_some() {
-            continue;
-        }
-        let fake = Pod { spec: spec.clone(), ..Pod::default() };
-        let fits = pod_requirements(&fake, false).iter().any(|r| labels.compatible(r, &is_well_known).is_ok());
-        if fits {
-            pod::add(&mut out, &pod::requests(&fake));
-        }
+/// The pods the DaemonSets would run (their templates), less those asking for DRA devices
+/// while `IGNORE_DRA_REQUESTS` is on (`scheduler.go shouldSkipDaemonPod`).
+pub(super) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) -> Vec<Pod> {
+    cluster
+        .snapshot
+        .daemon_sets
+        .iter()
+        .map(|ds| Pod { spec: ds.spec.template.spec.clone(), ..Pod::default() })
+        .filter(|p| !(ignore_dra && has_dra_requirements(p)))
+        .collect()
+}
+
+/// The template's instance types grouped by the DaemonSet pods that would run on them: a pod
+/// counts on a type when it tolerates the template's taints (`PreferNoSchedule` ones aside)
+/// and one of its required node-affinity terms fits both the template and the type.
+///
+/// Mirrors karpenter `scheduler.go` `buildDaemonOverheadGroups` and `isDaemonPodCompatible`.
+fn daemon_overhead_groups(
+    daemons: &[Pod],
+    labels: &Requirements,
+    template_taints: &[Taint],
+    types: &[&InstanceType],
+) -> (Vec<DaemonGroup>, HashMap<String, usize>) {
+    // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
+    let admitted: Vec<Vec<Requirements>> = daemons
+        .iter()
+        .map(|p| {
+            let mut tolerations = p.spec.tolerations.clone();
+            tolerations.push(prefer_no_schedule_toleration());
+            if taints::untolerated(&tolerations, template_taints).is_some() {
+                return Vec::new();
+            }
+            strict_alternatives(p).into_iter().filter(|r| labels.compatible(r, &is_well_known).is_ok()).collect()
+        })
+        .collect();
+    let mut groups: Vec<DaemonGroup> = Vec::new();
+    let mut by_members: HashMap<Vec<usize>, usize> = HashMap::default();
+    let mut group_of = HashMap::default();
+    for it in types {
+        let members: Vec<usize> =
+            (0..daemons.len()).filter(|&d| admitted[d].iter().any(|r| instance_type_intersects(it, r))).collect();
+        let g = *by_members.entry(members).or_insert_with_key(|members| {
+            let mut group = DaemonGroup::default();
+            for &d in members {
+                pod::add(&mut group.overhead, &pod::requests(&daemons[d]));
+                group.host_ports.extend(host_ports(&daemons[d]));
+            }
+            groups.push(group);
+            groups.len() - 1
+        });
+        group_of.insert(it.name.clone(), g);
     }
-    out
+    (groups, group_of)
 }

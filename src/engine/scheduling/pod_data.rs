@@ -20,35 +20,55 @@ pub(crate) fn is_provisionable(pod: &Pod) -> bool {
             .is_some_and(|c| c.status == "False" && c.reason.as_deref() == Some("Unschedulable"))
 }
 
-/// The pod's node requirements: nodeSelector + each required affinity term (alternatives),
-/// plus the heaviest preferred term while `strict`, each met with every alternative of its
-/// volumes' topology (`volume_topology.rs`).
-pub(crate) fn node_requirements<'a>(pod: &'a Pod, strict: bool, cluster: &Cluster<'a>) -> Vec<Requirements> {
-    let own = pod_requirements(pod, strict);
+/// The pod's node requirements as the scheduler tries them now (`pod_requirements`), each met
+/// with every alternative of its volumes' topology (`volume_topology.rs`).
+pub(crate) fn node_requirements<'a>(pod: &'a Pod, cluster: &Cluster<'a>) -> Vec<Requirements> {
+    let own = pod_requirements(pod);
     if pod.spec.volumes.is_empty() {
         return own;
     }
     super::volume_topology::with_volumes(own, &cluster.volumes.alternatives(pod))
 }
 
-/// The pod's own node requirements (no volumes): what topology spread's node filter and pod
-/// domains read, and what a DaemonSet pod's overhead is matched by.
-pub(crate) fn pod_requirements(pod: &Pod, strict: bool) -> Vec<Requirements> {
+/// The pod's own node requirements (no volumes): its nodeSelector, the heaviest preferred
+/// node-affinity term (treated as required until relaxed), and the **first** required
+/// node-affinity term (the next one only once `preferences.rs` drops it). One alternative.
+///
+/// Mirrors karpenter `pkg/scheduling/requirements.go` `NewPodRequirements` (`newPodRequirements`
+/// with `podRequirementTypeAll`) as `scheduler.go updateCachedPodData` uses it.
+pub(crate) fn pod_requirements(pod: &Pod) -> Vec<Requirements> {
     let mut base = Requirements::from_labels(&pod.spec.node_selector);
     let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
-    if strict {
-        if let Some(preferred) = node_affinity
-            .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
-            .and_then(|terms| terms.iter().max_by_key(|t| t.weight))
-        {
-            base.add_all(&Requirements::from_k8s(
-                preferred.preference.match_expressions.as_deref().unwrap_or_default(),
-            ));
-        }
+    // The heaviest; among equal weights the first, as `preferences.rs` removes them.
+    let preferred = node_affinity
+        .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|terms| terms.iter().rev().max_by_key(|t| t.weight));
+    if let Some(preferred) = preferred {
+        base.add_all(&Requirements::from_k8s(preferred.preference.match_expressions.as_deref().unwrap_or_default()));
     }
-    let terms = node_affinity
+    let first = node_affinity
         .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|s| s.node_selector_terms.clone())
+        .and_then(|s| s.node_selector_terms.first());
+    if let Some(term) = first {
+        base.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
+    }
+    vec![base]
+}
+
+/// The pod's required node requirements, one alternative per required node-affinity term:
+/// a DaemonSet pod lands on a node if any term fits, as upstream's `isDaemonPodCompatible`
+/// retries with `removeRequiredNodeAffinityTerm`.
+///
+/// Mirrors karpenter `pkg/scheduling/requirements.go` `NewStrictPodRequirements`.
+pub(crate) fn strict_alternatives(pod: &Pod) -> Vec<Requirements> {
+    let base = Requirements::from_labels(&pod.spec.node_selector);
+    let terms = pod
+        .spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+        .map(|s| s.node_selector_terms.as_slice())
         .unwrap_or_default();
     if terms.is_empty() {
         return vec![base];
@@ -61,4 +81,12 @@ pub(crate) fn pod_requirements(pod: &Pod, strict: bool) -> Vec<Requirements> {
             r
         })
         .collect()
+}
+
+/// Whether the pod asks for Dynamic Resource Allocation devices. A container's `resources.claims`
+/// must name one of the pod's `resourceClaims`, so the pod-level list decides.
+///
+/// Mirrors karpenter `pkg/utils/pod/scheduling.go` `HasDRARequirements`.
+pub(crate) fn has_dra_requirements(pod: &Pod) -> bool {
+    !pod.spec.resource_claims.is_empty()
 }

@@ -14,13 +14,14 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::host_port_usage::{host_ports, HostPort};
+use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
 use super::pod_index::PodIndex;
-use super::queue;
 use super::requirements::Requirements;
 use super::results::{Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
 use super::topology::{self, Counts, PodFilter, PodTerms, View};
 use super::world::World;
+use super::{pod_data, preferences, queue};
 use crate::engine::labels::ZONE;
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
@@ -40,6 +41,41 @@ pub struct Options {
     /// written (the refusals of the first bound pods that find no place). Placement is the
     /// same either way.
     pub detail: bool,
+}
+
+/// Karpenter's error for a pod asking for DRA devices while `IGNORE_DRA_REQUESTS` is on
+/// (`scheduler.go add`, `NewDRAError`).
+const DRA_UNSUPPORTED: &str =
+    "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter";
+
+/// Said of a DRA pod placed with `IGNORE_DRA_REQUESTS=false`: upstream then allocates its
+/// devices from ResourceSlices, which the replay does not read.
+const DRA_NOT_SIMULATED: &str =
+    "its ResourceClaims were not simulated (IGNORE_DRA_REQUESTS=false): the destination is assumed to have the devices";
+
+/// Karpenter's settings the scheduler reads (resolved into the snapshot by `settings.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Settings {
+    /// `PREFERENCE_POLICY=Ignore` (`scheduling.IgnorePreferences`).
+    pub(crate) ignore_preferences: bool,
+    /// `MIN_VALUES_POLICY=BestEffort` (`relaxMinValues`).
+    pub(crate) min_values_best_effort: bool,
+    /// `IGNORE_DRA_REQUESTS` (default true).
+    pub(crate) ignore_dra_requests: bool,
+    /// The `ReservedCapacity` feature gate (default on).
+    pub(crate) reserved_capacity: bool,
+}
+
+impl Settings {
+    pub(crate) fn of(snapshot: &crate::snapshot::Snapshot) -> Self {
+        let get = |k: &str| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned());
+        Settings {
+            ignore_preferences: get("PREFERENCE_POLICY").as_deref() == Some("Ignore"),
+            min_values_best_effort: get("MIN_VALUES_POLICY").as_deref() == Some("BestEffort"),
+            ignore_dra_requests: get("IGNORE_DRA_REQUESTS").is_none_or(|v| v != "false"),
+            reserved_capacity: snapshot.feature_gate("ReservedCapacity"),
+        }
+    }
 }
 
 /// How many failed bound pods Karpenter's error text lists.
@@ -170,74 +206,135 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
     }
 
+    /// `Scheduler.Solve`: pops pods off the queue and tries each (relaxing its preferences one
+    /// at a time); a pod that fails goes to the back and is tried again while the pass makes
+    /// progress (`queue.go`), so a pod whose required affinity target lands later still lands.
     pub(super) fn solve(&mut self) {
-        let queue = std::mem::take(&mut self.queue);
+        let pods = std::mem::take(&mut self.queue);
+        let mut outcomes: Vec<Option<PodMove>> = vec![None; pods.len()];
+        let mut queue = queue::Queue::new(pods.len());
         let mut failed_bound = 0;
-        for (pod, pending, from_deleting) in queue {
-            let key = pod.metadata.key();
-            let (strict, outcome) = match self.place(pod, true) {
-                Ok(target) => (true, Ok(target)),
-                Err(_) => (false, self.place(pod, false)),
-            };
-            let detail = self.options.detail;
-            let (to, why, rejections) = match outcome {
-                // Pods from deleting nodes may count on a node still starting: upstream assumes
-                // it comes up for the command that launched it (`deletingNodePodKeys`).
-                Ok(Placement::Existing(i, _)) if !self.world.nodes[i].initialized && !from_deleting => {
-                    let node = &self.world.cluster.nodes[i];
-                    let claim = node.claim_name().unwrap_or_default();
-                    let why = format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", node.name);
-                    (Destination::Nowhere, vec![why], Vec::new())
-                }
-                Ok(Placement::Existing(i, fit)) => {
-                    (Destination::Existing(self.world.nodes[i].name.clone()), fit.into_iter().collect(), Vec::new())
-                }
-                Ok(Placement::Claim(i, opened)) => {
-                    self.results.new_claims[i].pods.push(key.clone());
-                    let mut why = if opened {
-                        format!("new NodeClaim from nodepool/{}", self.claims[i].template.pool.metadata.name)
-                    } else {
-                        "NodeClaim opened earlier in this simulation".to_owned()
-                    };
-                    let mut rejections = Vec::new();
-                    if detail {
-                        let refusals = self.refusals(pod, strict);
-                        why = format!("{why}; {}", refusals.summary());
-                        rejections = refusals.nodes;
-                    }
-                    (Destination::New(i), vec![why], rejections)
-                }
-                Err(claim_errors) if detail || (!pending && failed_bound < ERRORS_LISTED) => {
-                    let refusals = self.refusals(pod, false);
-                    let mut why = vec![refusals.summary()];
-                    if self.world.templates.is_empty() {
-                        why.push("no NodePool can launch capacity for it".into());
-                    }
-                    why.extend(claim_errors);
-                    (Destination::Nowhere, why, refusals.nodes)
-                }
-                Err(_) => (Destination::Nowhere, Vec::new(), Vec::new()),
-            };
-            if !pending && to == Destination::Nowhere {
+        while let Some(at) = queue.pop() {
+            let (pod, pending, from_deleting) = pods[at];
+            let (outcome, tried) = self.try_schedule(pod);
+            let failed = outcome.is_err();
+            let was_failed_bound = outcomes[at].as_ref().is_some_and(|m| !m.pending && m.to == Destination::Nowhere);
+            if was_failed_bound {
+                failed_bound -= 1;
+            }
+            let mv = self.outcome(pod, &tried, pending, from_deleting, outcome, failed_bound);
+            if !pending && mv.to == Destination::Nowhere {
                 failed_bound += 1;
             }
-            self.results.moves.push(PodMove { pod: key, pending, to, why, rejections });
+            outcomes[at] = Some(mv);
+            if failed {
+                queue.push(at);
+            }
         }
+        self.results.moves = outcomes.into_iter().flatten().collect();
         for (i, claim) in self.claims.iter().enumerate() {
+            let (requirements, requests) = claim.finalize();
             let out = &mut self.results.new_claims[i];
-            out.requirements = claim.labels.clone();
-            out.requests = claim.requests.clone();
+            out.requirements = requirements;
+            out.requests = requests;
             out.instance_types = claim.instance_types.iter().map(|it| it.name.clone()).collect();
         }
     }
 
-    /// Places the pod on the first existing node that takes it, else on an open claim (fewest
-    /// pods first), else on a new claim; on failure, each NodePool's reason.
-    fn place(&mut self, pod: &'a Pod, strict: bool) -> Result<Placement, Vec<String>> {
+    /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
+    /// the pod's own copy; returns the outcome and the pod as last tried.
+    fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
+        let mut tried = Cow::Borrowed(pod);
+        // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
+        // gets a DRAError, which `trySchedule` returns without relaxing.
+        if pod_data::has_dra_requirements(pod) && self.world.settings.ignore_dra_requests {
+            return (Err(vec![DRA_UNSUPPORTED.to_owned()]), tried);
+        }
+        if self.world.settings.ignore_preferences {
+            preferences::ignore_preferences(&mut tried);
+        }
+        loop {
+            match self.place(pod, &tried) {
+                Ok(placement) => return (Ok(placement), tried),
+                Err(errors) => {
+                    if self.world.preferences.relax(&mut tried).is_none() {
+                        return (Err(errors), tried);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pod's move as reported: where it went and why.
+    fn outcome(
+        &self,
+        pod: &'a Pod,
+        tried: &Pod,
+        pending: bool,
+        from_deleting: bool,
+        outcome: Result<Placement, Vec<String>>,
+        failed_bound: usize,
+    ) -> PodMove {
+        let key = pod.metadata.key();
+        let detail = self.options.detail;
+        let (to, mut why, rejections) = match outcome {
+            // Pods from deleting nodes may count on a node still starting: upstream assumes
+            // it comes up for the command that launched it (`deletingNodePodKeys`).
+            Ok(Placement::Existing(i, _)) if !self.world.nodes[i].initialized && !from_deleting => {
+                let node = &self.world.cluster.nodes[i];
+                let claim = node.claim_name().unwrap_or_default();
+                let why = format!("would schedule against uninitialized nodeclaim/{claim}, node/{}", node.name);
+                (Destination::Nowhere, vec![why], Vec::new())
+            }
+            Ok(Placement::Existing(i, fit)) => {
+                (Destination::Existing(self.world.nodes[i].name.clone()), fit.into_iter().collect(), Vec::new())
+            }
+            Ok(Placement::Claim(i, opened)) => {
+                let mut why = if opened {
+                    format!("new NodeClaim from nodepool/{}", self.claims[i].template.pool.metadata.name)
+                } else {
+                    "NodeClaim opened earlier in this simulation".to_owned()
+                };
+                let mut rejections = Vec::new();
+                if detail {
+                    let refusals = self.refusals(pod, tried);
+                    why = format!("{why}; {}", refusals.summary());
+                    rejections = refusals.nodes;
+                }
+                (Destination::New(i), vec![why], rejections)
+            }
+            Err(errors) if errors.first().is_some_and(|e| e == DRA_UNSUPPORTED) => {
+                (Destination::Nowhere, errors, Vec::new())
+            }
+            Err(claim_errors) if detail || (!pending && failed_bound < ERRORS_LISTED) => {
+                let refusals = self.refusals(pod, tried);
+                let mut why = vec![refusals.summary()];
+                if self.world.templates.is_empty() {
+                    why.push("no NodePool can launch capacity for it".into());
+                }
+                why.extend(claim_errors);
+                (Destination::Nowhere, why, refusals.nodes)
+            }
+            Err(_) => (Destination::Nowhere, Vec::new(), Vec::new()),
+        };
+        if pod_data::has_dra_requirements(pod) && !self.world.settings.ignore_dra_requests && to != Destination::Nowhere
+        {
+            why.push(DRA_NOT_SIMULATED.to_owned());
+        }
+        PodMove { pod: key, pending, to, why, rejections }
+    }
+
+    /// `Scheduler.add`: the first existing node that takes the pod (initialized first, then by
+    /// name), else a NodeClaim this simulation opened (fewest pods first), else a new NodeClaim
+    /// from the first NodePool (by weight) that takes it; on failure, each NodePool's reason.
+    /// `pod` is the queued pod (what lands, what topology counts); `tried` its copy with the
+    /// preferences relaxed so far (what is checked).
+    fn place(&mut self, pod: &'a Pod, tried: &Pod) -> Result<Placement, Vec<String>> {
         let world = self.world;
         let requests = world.requests(pod);
-        let fit = world.pod_fit(pod, strict);
-        let rules = self.rules(pod, strict);
+        // The queued pod's fit is memoised by address; a relaxed copy's by content only.
+        let fit = if std::ptr::eq(pod, tried) { world.pod_fit(pod) } else { world.fit_by_fingerprint(tried) };
+        let rules = self.rules(pod, tried);
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
         let universe = world.universe(ZONE);
@@ -246,7 +343,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             if self.excluded[i] || !self.has_room(i, cpu, memory) {
                 continue;
             }
-            if self.can_add_existing(i, pod, &requests, &fit.requirements, &rules, strict).is_ok() {
+            if self.can_add_existing(i, tried, &requests, &fit.requirements, &rules).is_ok() {
                 let shown = self.options.detail.then(|| self.fit_text(i, &requests));
                 let volumes = world.nodes[i].volume_usage.as_ref().map(|_| self.pod_volumes(pod));
                 let placed = self.placed.entry(i).or_default();
@@ -263,24 +360,19 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         open.sort_by_key(|&i| self.claims[i].pods.len());
         for i in open {
             let claim = &self.claims[i];
-            if let Ok((labels, types)) = self.can_add_claim(claim, pod, &requests, &fit.requirements, &rules, strict) {
-                self.commit_claim(i, pod, &requests, labels, types);
+            if let Ok(addition) = self.can_add_claim(claim, tried, &requests, &fit.requirements, &rules) {
+                self.commit_claim(i, pod, &requests, addition);
                 return Ok(Placement::Claim(i, false));
             }
         }
         let mut claim_errors = Vec::new();
         for template in &world.templates {
-            let claim = Claim {
-                template,
-                name: format!("<new nodeclaim {}>", self.claims.len() + 1),
-                labels: template.requirements.clone(),
-                instance_types: template.instance_types.clone(),
-                requests: Resources::new(),
-                pods: Vec::new(),
-                host_ports: Vec::new(),
-            };
-            match self.can_add_claim(&claim, pod, &requests, &fit.requirements, &rules, strict) {
-                Ok((labels, types)) => {
+            let claim = Claim::new(template, placeholder_hostname(self.claims.len() + 1));
+            match self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules) {
+                Ok(addition) => {
+                    if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
+                        subtract_max(left, &addition.types);
+                    }
                     self.claims.push(claim);
                     self.results.new_claims.push(NewClaim {
                         node_pool: template.pool.metadata.name.clone(),
@@ -290,10 +382,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                         requests: Resources::new(),
                     });
                     let i = self.claims.len() - 1;
-                    if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
-                        subtract_max(left, &types);
-                    }
-                    self.commit_claim(i, pod, &requests, labels, types);
+                    self.commit_claim(i, pod, &requests, addition);
                     return Ok(Placement::Claim(i, true));
                 }
                 Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
@@ -320,8 +409,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// The pod's topology rules against the placements so far.
-    fn rules(&self, pod: &Pod, strict: bool) -> topology::Rules {
-        let terms = self.world.pod_terms(pod);
+    fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
+        let terms =
+            if std::ptr::eq(pod, tried) { self.world.pod_terms(pod) } else { self.world.terms_by_content(tried) };
         if terms.is_empty()
             && self.world.anti_affinity_groups.is_empty()
             && self.claims.is_empty()
@@ -329,21 +419,22 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         {
             return topology::Rules::default();
         }
-        topology::prepare(pod, &terms, self, strict)
+        // Preferences still on the pod bind; relaxed ones are gone from its copy.
+        topology::prepare(tried, &terms, self, true)
     }
 
     /// Every existing node's refusal of the pod, as kube-scheduler sums them up.
-    fn refusals(&self, pod: &'a Pod, strict: bool) -> Refusals {
+    fn refusals(&self, pod: &'a Pod, tried: &Pod) -> Refusals {
         let requests = self.world.requests(pod);
-        let fit = self.world.pod_fit(pod, strict);
-        let rules = self.rules(pod, strict);
+        let fit = if std::ptr::eq(pod, tried) { self.world.pod_fit(pod) } else { self.world.fit_by_fingerprint(tried) };
+        let rules = self.rules(pod, tried);
         let mut out = Refusals { existing: 0, counts: BTreeMap::new(), nodes: Vec::new() };
         for &i in &self.world.order {
             if self.excluded[i] {
                 continue;
             }
             out.existing += 1;
-            if let Err(reason) = self.can_add_existing(i, pod, &requests, &fit.requirements, &rules, strict) {
+            if let Err(reason) = self.can_add_existing(i, tried, &requests, &fit.requirements, &rules) {
                 if out.nodes.len() < MAX_REJECTIONS {
                     out.nodes.push(format!("{}: {reason}", self.world.nodes[i].name));
                 }

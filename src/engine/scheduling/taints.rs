@@ -23,17 +23,11 @@ pub(crate) fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     }
 }
 
-/// The first taint not tolerated, as kube-scheduler words it. `PreferNoSchedule` taints are
-/// enforced unless `ignore_prefer_no_schedule` (Karpenter's last relaxation).
-pub(crate) fn untolerated<'t>(
-    tolerations: &[Toleration],
-    taints: &'t [Taint],
-    ignore_prefer_no_schedule: bool,
-) -> Option<&'t Taint> {
-    taints.iter().find(|taint| {
-        let relaxed = ignore_prefer_no_schedule && taint.effect == "PreferNoSchedule";
-        !relaxed && !tolerations.iter().any(|t| tolerates(t, taint))
-    })
+/// The first taint not tolerated, as kube-scheduler words it. Every effect counts, as in
+/// `Taints.ToleratesPod`, `PreferNoSchedule` included: only the relaxation that adds a
+/// toleration for it (`preferences.rs`) lets a pod past one.
+pub(crate) fn untolerated<'t>(tolerations: &[Toleration], taints: &'t [Taint]) -> Option<&'t Taint> {
+    taints.iter().find(|taint| !tolerations.iter().any(|t| tolerates(t, taint)))
 }
 
 /// kube-scheduler's message for an untolerated taint.
@@ -78,9 +72,15 @@ mod tests {
     }
 
     #[test]
-    fn prefer_no_schedule_relaxed_last() {
+    fn prefer_no_schedule_counts_until_tolerated() {
+        // `Taints.ToleratesPod` checks every effect; the relaxation's toleration lets it pass.
         let taints = [taint("soft", "x", "PreferNoSchedule")];
-        assert!(untolerated(&[], &taints, false).is_some());
-        assert!(untolerated(&[], &taints, true).is_none());
+        assert!(untolerated(&[], &taints).is_some());
+        let relaxed = Toleration {
+            operator: Some("Exists".into()),
+            effect: Some("PreferNoSchedule".into()),
+            ..Toleration::default()
+        };
+        assert!(untolerated(&[relaxed], &taints).is_none());
     }
 }

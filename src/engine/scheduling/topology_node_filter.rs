@@ -67,7 +67,7 @@ impl TopologyNodeFilter {
     /// `TopologyDomainGroup.ForEachDomain`: with `nodeTaintsPolicy: Honor`, a NodePool's domains
     /// count only when the pod tolerates its template's taints.
     pub(crate) fn tolerates(&self, node_taints: &[Taint]) -> bool {
-        !self.honor_taints || taints::untolerated(&self.tolerations, node_taints, false).is_none()
+        !self.honor_taints || taints::untolerated(&self.tolerations, node_taints).is_none()
     }
 
     /// Part of a topology group's identity (`TopologyGroup.Hash` hashes the filter).

@@ -18,10 +18,12 @@ use super::anti_affinity_index::AntiAffinityGroups;
 use super::existing_node::{base_node, BaseNode};
 use super::fit_list::FitList;
 use super::instance_types::instance_type_values;
-use super::node_claim_template::{templates, Template};
+use super::node_claim_template::{daemon_pods, templates, Template};
 use super::pod_index::{IndexedKeys, PodIndex};
 use super::pod_requests::{address, PodRequests};
+use super::preferences::Preferences;
 use super::requirements::Requirements;
+use super::scheduler::Settings;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
 use crate::engine::labels::HOSTNAME;
@@ -35,6 +37,12 @@ use crate::snapshot::{Pod, Resources};
 #[derive(Debug)]
 pub struct World<'c, 'a> {
     pub cluster: &'c Cluster<'a>,
+    /// Karpenter's settings the scheduler reads.
+    pub(crate) settings: Settings,
+    /// Whether the last relaxation (tolerating `PreferNoSchedule`) is available.
+    pub(crate) preferences: Preferences,
+    /// The pods the DaemonSets would run, from their templates (`daemonSetPods`).
+    pub(crate) daemon_pods: Vec<Pod>,
     /// Indexed like `cluster.nodes`.
     pub nodes: Vec<BaseNode<'a>>,
     /// Destination order: initialized first, then by name.
@@ -65,12 +73,12 @@ pub struct World<'c, 'a> {
     /// Per key and spread node filter: the spread's registered domains (`topology.rs`).
     spread_domains: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per pod and pass, and shared by pods with the same requirements and tolerations.
-    pod_fits: RefCell<HashMap<(usize, bool), Rc<PodFit>>>,
+    pod_fits: RefCell<HashMap<usize, Rc<PodFit>>>,
     shared_fits: RefCell<HashMap<String, Rc<PodFit>>>,
     /// Per controller (kind/namespace/name) and pass: pods already judged, with their fit. A
     /// sibling with the same selector, affinity and tolerations shares it without the
     /// fingerprint (formatting it is most of the cost of a fit).
-    sibling_fits: RefCell<HashMap<(String, bool), Siblings<'a>>>,
+    sibling_fits: RefCell<HashMap<String, Siblings<'a>>>,
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
@@ -102,11 +110,11 @@ impl<'a> PodsInPlace<'a> {
     }
 }
 
-/// What never changes about one pod during a replay, for one pass (strict or relaxed).
+/// What never changes about one pod (or one relaxed copy of it) during a replay.
 #[derive(Debug)]
 pub struct PodFit {
     /// Alternatives (required node affinity terms), each with the selector, the volumes'
-    /// zones and, while strict, the heaviest preferred term.
+    /// zones and the heaviest preferred term.
     pub requirements: Vec<Requirements>,
     pub fits: FitList,
 }
@@ -120,7 +128,10 @@ impl<'c, 'a> World<'c, 'a> {
     /// they can be indexed elsewhere meanwhile).
     pub fn with_pods_in_place(cluster: &'c Cluster<'a>, pods_in_place: impl FnOnce() -> PodsInPlace<'a>) -> Self {
         let requests = PodRequests::new(&cluster.snapshot.pods);
-        let nodes: Vec<BaseNode<'a>> = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests)).collect();
+        let settings = Settings::of(cluster.snapshot);
+        let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
+        let nodes: Vec<BaseNode<'a>> =
+            cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemon_pods)).collect();
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
         let mut pool_usage: BTreeMap<String, Resources> = BTreeMap::new();
@@ -139,6 +150,9 @@ impl<'c, 'a> World<'c, 'a> {
         let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {
             cluster,
+            settings,
+            preferences: Preferences::default(),
+            daemon_pods,
             nodes,
             order,
             templates: Vec::new(),
@@ -162,6 +176,7 @@ impl<'c, 'a> World<'c, 'a> {
             no_terms: Rc::default(),
         };
         world.templates = templates(&world);
+        world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
         world
     }
 
@@ -191,18 +206,18 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The pod's node requirements and the nodes that statically accept it, for one pass
     /// (memoised per pod, and shared by pods with the same requirements and tolerations).
-    pub fn pod_fit(&self, pod: &'a Pod, strict: bool) -> Rc<PodFit> {
-        let key = (address(pod), strict);
+    pub fn pod_fit(&self, pod: &'a Pod) -> Rc<PodFit> {
+        let key = address(pod);
         if let Some(hit) = self.pod_fits.borrow().get(&key) {
             return Rc::clone(hit);
         }
-        let family = sibling_key(pod).map(|k| (k, strict));
+        let family = sibling_key(pod);
         let sibling = family.as_ref().and_then(|f| {
             let siblings = self.sibling_fits.borrow();
             siblings.get(f)?.iter().find(|(other, _)| same_fit_inputs(pod, other)).map(|(_, fit)| Rc::clone(fit))
         });
         let fit = sibling.unwrap_or_else(|| {
-            let fit = self.fit_by_fingerprint(pod, strict);
+            let fit = self.fit_by_fingerprint(pod);
             if let Some(f) = family {
                 self.sibling_fits.borrow_mut().entry(f).or_default().push((pod, Rc::clone(&fit)));
             }
@@ -212,12 +227,13 @@ impl<'c, 'a> World<'c, 'a> {
         fit
     }
 
-    fn fit_by_fingerprint(&self, pod: &Pod, strict: bool) -> Rc<PodFit> {
-        let requirements = super::pod_data::node_requirements(pod, strict, self.cluster);
-        let fingerprint = format!("{strict}|{requirements:?}|{:?}", pod.spec.tolerations);
+    /// The same, for a pod not memoised by address (a relaxed copy): shared by content only.
+    pub fn fit_by_fingerprint(&self, pod: &Pod) -> Rc<PodFit> {
+        let requirements = super::pod_data::node_requirements(pod, self.cluster);
+        let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
         let known = self.shared_fits.borrow().get(&fingerprint).cloned();
         known.unwrap_or_else(|| {
-            let fits = self.static_fits(pod, &requirements, strict);
+            let fits = self.static_fits(pod, &requirements);
             let fit = Rc::new(PodFit { requirements, fits });
             self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
             fit
@@ -245,6 +261,22 @@ impl<'c, 'a> World<'c, 'a> {
         if let Some(hit) = self.pod_terms.borrow().get(&key) {
             return Rc::clone(hit);
         }
+        let terms = self.terms_by_content(pod);
+        self.pod_terms.borrow_mut().insert(key, Rc::clone(&terms));
+        terms
+    }
+
+    /// The pod's terms shared by content only (for a relaxed copy, which has no stable address).
+    pub fn terms_by_content(&self, pod: &Pod) -> Rc<PodTerms> {
+        let affinity = pod.spec.affinity.as_ref();
+        let (spreads, pod_affinity, anti) = (
+            &pod.spec.topology_spread_constraints,
+            affinity.and_then(|a| a.pod_affinity.as_ref()),
+            affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
+        );
+        if spreads.is_empty() && pod_affinity.is_none() && anti.is_none() {
+            return Rc::clone(&self.no_terms);
+        }
         // `matchLabelKeys` reads the pod's own labels; the namespace scopes every selector.
         let keyed: Vec<Option<&String>> = spreads
             .iter()
@@ -256,24 +288,22 @@ impl<'c, 'a> World<'c, 'a> {
         let fingerprint =
             format!("{}|{spreads:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}", pod.metadata.namespace());
         let known = self.shared_terms.borrow().get(&fingerprint).cloned();
-        let terms = known.unwrap_or_else(|| {
+        known.unwrap_or_else(|| {
             let terms = Rc::new(PodTerms::new(pod));
             self.shared_terms.borrow_mut().insert(fingerprint, Rc::clone(&terms));
             terms
-        });
-        self.pod_terms.borrow_mut().insert(key, Rc::clone(&terms));
-        terms
+        })
     }
 
     /// Nodes, in destination order, whose labels and taints a pod with these requirements and
     /// tolerations accepts: what never changes during a simulation. Only these nodes can take
     /// the pod, so the first fit is searched among them.
-    fn static_fits(&self, pod: &Pod, requirements: &[Requirements], strict: bool) -> FitList {
+    fn static_fits(&self, pod: &Pod, requirements: &[Requirements]) -> FitList {
         let fits: Vec<usize> = (0..self.order.len())
             .filter(|&p| {
                 let i = self.order[p];
                 let node = &self.nodes[i];
-                taints::untolerated(&pod.spec.tolerations, &node.taints, !strict).is_none()
+                taints::untolerated(&pod.spec.tolerations, &node.taints).is_none()
                     && requirements.iter().any(|r| node.admits(r))
             })
             .collect();
