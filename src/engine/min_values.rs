@@ -5,7 +5,7 @@
 //! pods never carry minValues, and when two requirements on one key meet, upstream keeps the
 //! larger (`scheduling/requirement.go` `Intersection`, `MaxPtr`). The disruption side re-checks it
 //! every time it narrows a replacement's instance types (the price filter and
-//! `filterOutSameInstanceType`); the scheduler's own check (`NodeClaim.CanAdd`) is not here.
+//! `filterOutSameInstanceType`); the scheduler checks them on every add (`scheduling/node_claim.rs`, `NodeClaim.CanAdd`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -69,6 +69,21 @@ impl MinValues {
         // spaces. Upstream lists the keys in map order; we sort them.
         let keys: Vec<&str> = short.into_iter().collect();
         Err(format!("minValues requirement is not met for label(s) (label(s)=[{}])", keys.join(" ")))
+    }
+
+    /// `MIN_VALUES_POLICY=BestEffort`: each minValues lowered to the distinct values `types`
+    /// reach, as `filterInstanceTypesByRequirements` rewrites the NodeClaim's requirements
+    /// (`unsatisfiableKeys`) so later checks (the price filter) hold it to what it could get.
+    pub(crate) fn relaxed_to(&self, types: &[&InstanceType]) -> Self {
+        let relaxed = self
+            .0
+            .iter()
+            .map(|(key, min)| {
+                let reached: BTreeSet<String> = types.iter().flat_map(|it| instance_type_values(it, key)).collect();
+                (key.clone(), (*min).min(reached.len()))
+            })
+            .collect();
+        MinValues(relaxed)
     }
 }
 

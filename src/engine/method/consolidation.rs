@@ -98,7 +98,8 @@ pub(crate) fn compute_consolidation(
     let claim = results.new_claims[0].clone();
     let types: Vec<&InstanceType> =
         claim.instance_types.iter().filter_map(|n| cluster.instance_types.get(n.as_str()).copied()).collect();
-    let min_values = MinValues::of_pool(cluster.pools.get(claim.node_pool.as_str()).copied());
+    // The claim's own minValues: the pool's, or what BestEffort relaxed them to.
+    let min_values = claim.min_values.clone();
     let unpriced: Vec<&str> = candidates.iter().filter(|c| c.price.is_none()).map(|c| c.name.as_str()).collect();
     let narrowed = match narrow(cluster, candidates, &claim, &types, &min_values, candidate_price, kind) {
         Ok(narrowed) => narrowed,

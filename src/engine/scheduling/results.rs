@@ -3,9 +3,11 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/scheduler.go` (`Results`,
 //! `AllNonPendingPodsScheduled`, `NonPendingPodSchedulingErrors`).
 
+use super::instance_types::sort_by_cheapest;
 use super::requirements::Requirements;
 use super::scheduler::Options;
-use crate::snapshot::Resources;
+use crate::engine::min_values::MinValues;
+use crate::snapshot::{InstanceType, Resources};
 
 /// Where one pod went.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +36,7 @@ pub struct PodMove {
 pub const MAX_REJECTIONS: usize = 20;
 
 /// A NodeClaim the simulation would launch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewClaim {
     pub node_pool: String,
     pub requirements: Requirements,
@@ -42,6 +44,9 @@ pub struct NewClaim {
     pub instance_types: Vec<String>,
     pub pods: Vec<String>,
     pub requests: Resources,
+    /// The NodePool's minValues as the claim carries them: lowered to what its instance types
+    /// reach under `MIN_VALUES_POLICY=BestEffort`.
+    pub(crate) min_values: MinValues,
 }
 
 /// Mirrors karpenter `scheduling.Results`.
@@ -69,4 +74,31 @@ impl Results {
         }
         Some(text)
     }
+}
+
+/// How many instance types a NodeClaim keeps (`scheduling.MaxInstanceTypes`).
+pub(super) const MAX_INSTANCE_TYPES: usize = 600;
+
+/// The cheapest [`MAX_INSTANCE_TYPES`] of a claim's types under its final requirements; an
+/// error when they no longer satisfy minValues and the policy is `Strict`. `types` come cheapest
+/// first unless `resort`.
+///
+/// Mirrors karpenter `pkg/cloudprovider/types.go` `InstanceTypes.Truncate` as
+/// `scheduler.go Results.TruncateInstanceTypes` calls it.
+pub(crate) fn truncate_instance_types<'a>(
+    types: &[&'a InstanceType],
+    requirements: &Requirements,
+    min_values: &MinValues,
+    best_effort: bool,
+    resort: bool,
+) -> Result<Vec<&'a InstanceType>, String> {
+    let mut truncated = types.to_vec();
+    if resort {
+        sort_by_cheapest(&mut truncated, requirements);
+    }
+    truncated.truncate(MAX_INSTANCE_TYPES);
+    if !best_effort {
+        min_values.satisfied_by(&truncated).map_err(|e| format!("validating minValues, {e}"))?;
+    }
+    Ok(truncated)
 }

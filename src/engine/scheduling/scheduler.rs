@@ -18,7 +18,7 @@ use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
 use super::pod_index::PodIndex;
 use super::requirements::Requirements;
-use super::results::{Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
+use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
 use super::topology::{self, Counts, PodFilter, PodTerms, View};
 use super::world::World;
 use super::{pod_data, preferences, queue};
@@ -232,12 +232,64 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
         }
         self.results.moves = outcomes.into_iter().flatten().collect();
+        self.finalize();
+    }
+
+    /// `NodeClaim.FinalizeScheduling` on every claim, then `Results.TruncateInstanceTypes`: a
+    /// claim whose cheapest 600 types break minValues (`Strict`) is dropped
+    /// and its pods fail with upstream's error.
+    fn finalize(&mut self) {
+        let best_effort = self.world.settings.min_values_best_effort;
+        let mut kept: Vec<Option<usize>> = Vec::with_capacity(self.claims.len());
+        let mut new_claims = Vec::new();
+        let mut dropped: Vec<Option<String>> = Vec::with_capacity(self.claims.len());
         for (i, claim) in self.claims.iter().enumerate() {
             let (requirements, requests) = claim.finalize();
-            let out = &mut self.results.new_claims[i];
-            out.requirements = requirements;
-            out.requests = requests;
-            out.instance_types = claim.instance_types.iter().map(|it| it.name.clone()).collect();
+            // The types are already cheapest first under the claim's labels; pinning to reservations
+            // changes which offerings price them.
+            let resort = !claim.reserved.is_empty();
+            match truncate_instance_types(
+                &claim.instance_types,
+                &requirements,
+                &claim.template.min_values,
+                best_effort,
+                resort,
+            ) {
+                Ok(types) => {
+                    let mut out = std::mem::take(&mut self.results.new_claims[i]);
+                    out.requirements = requirements;
+                    out.requests = requests;
+                    out.instance_types = types.iter().map(|it| it.name.clone()).collect();
+                    out.pods = claim.pods.iter().map(|p| p.metadata.key()).collect();
+                    out.min_values = if best_effort {
+                        claim.template.min_values.relaxed_to(&types)
+                    } else {
+                        claim.template.min_values.clone()
+                    };
+                    kept.push(Some(new_claims.len()));
+                    new_claims.push(out);
+                    dropped.push(None);
+                }
+                Err(e) => {
+                    kept.push(None);
+                    let pool = &claim.template.pool.metadata.name;
+                    dropped.push(Some(format!(
+                        "pod didn't schedule because NodePool couldn't meet minValues requirements, {e}, NodePool={pool}"
+                    )));
+                }
+            }
+        }
+        self.results.new_claims = new_claims;
+        for m in &mut self.results.moves {
+            if let Destination::New(i) = m.to {
+                if let Some(j) = kept[i] {
+                    m.to = Destination::New(j);
+                } else {
+                    m.to = Destination::Nowhere;
+                    m.why = dropped[i].iter().cloned().collect();
+                    m.rejections.clear();
+                }
+            }
         }
     }
 
@@ -378,8 +430,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                         node_pool: template.pool.metadata.name.clone(),
                         requirements: Requirements::default(),
                         instance_types: Vec::new(),
-                        pods: Vec::new(),
-                        requests: Resources::new(),
+                        ..NewClaim::default()
                     });
                     let i = self.claims.len() - 1;
                     self.commit_claim(i, pod, &requests, addition);
