@@ -256,3 +256,98 @@ fn node_label<'n>(node: &'n StateNode<'_>, key: &str) -> Option<&'n str> {
         _ => node.label(key),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::scheduler::{Options, Simulation};
+    use super::super::topology::Rules;
+    use super::super::world::World;
+    use crate::engine::state::Cluster;
+    use crate::snapshot::Snapshot;
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn daemonset(cpu: &str) -> serde_json::Value {
+        json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+               "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}},
+                 "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}}})
+    }
+
+    fn cpu_free(snap: &Snapshot, node: &str) -> String {
+        let cluster = Cluster::new(snap, now());
+        let world = World::new(&cluster);
+        let i = cluster.nodes.iter().position(|n| n.name == node).expect("node");
+        world.nodes[i].available["cpu"].to_string()
+    }
+
+    #[test]
+    fn keeps_room_for_daemonset_pods_the_node_does_not_run_yet() {
+        // existingnode.go NewExistingNode: remainingResources = available - (compatible daemon
+        // requests - daemon requests already there), floored at zero.
+        let [node, claim] = managed_node("n1");
+        let without = snapshot(vec![node_pool("default"), node.clone(), claim.clone(), daemonset("1")]);
+        assert_eq!(cpu_free(&without, "n1"), "3");
+        let ds_pod = set(
+            pod("agent-n1", "n1"),
+            "/metadata/ownerReferences",
+            json!([
+            {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true}]),
+        );
+        let ds_pod = set(ds_pod, "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": "1"}}}]));
+        let running = snapshot(vec![node_pool("default"), node, claim, daemonset("1"), ds_pod]);
+        assert_eq!(cpu_free(&running, "n1"), "3", "the DaemonSet pod in place is not counted twice");
+    }
+
+    #[test]
+    fn a_daemonset_that_does_not_tolerate_the_node_keeps_no_room() {
+        let [node, claim] = managed_node("n1");
+        let node = set(node, "/spec/taints", json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]));
+        let snap = snapshot(vec![node_pool("default"), node, claim, daemonset("1")]);
+        assert_eq!(cpu_free(&snap, "n1"), "4");
+    }
+
+    fn can_add(snap: &Snapshot, pod_name: &str, node: &str) -> Result<(), String> {
+        let cluster = Cluster::new(snap, now());
+        let world = World::new(&cluster);
+        let sim = Simulation::new(&world, &[], Options::default());
+        let i = cluster.nodes.iter().position(|n| n.name == node).expect("node");
+        let p = snap.pods.iter().find(|p| p.metadata.name == pod_name).expect("pod");
+        let fit = world.pod_fit(p);
+        sim.can_add_existing(i, p, &world.requests(p), &fit.requirements, &Rules::default())
+    }
+
+    #[test]
+    fn prefer_no_schedule_taints_refuse_pods_that_do_not_tolerate_them() {
+        // pkg/scheduling/taints.go Taints.ToleratesPod checks every effect.
+        let [node, claim] = managed_node("n1");
+        let node = set(node, "/spec/taints", json!([{"key": "soft", "value": "x", "effect": "PreferNoSchedule"}]));
+        let pending = set(pod("p", ""), "/spec/nodeName", json!(null));
+        let snap = snapshot(vec![node_pool("default"), node, claim, pending]);
+        assert_eq!(can_add(&snap, "p", "n1"), Err("node(s) had untolerated taint {soft: x}".into()));
+    }
+
+    #[test]
+    fn resources_labels_and_the_first_required_term_decide() {
+        let [node, claim] = managed_node("n1");
+        let big =
+            set(pod("big", ""), "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": "5"}}}]));
+        let elsewhere = set(pod("elsewhere", ""), "/spec/nodeSelector", json!({"kubernetes.io/hostname": "n2"}));
+        // Terms are ORed, but only the first is tried until preferences.rs drops it.
+        let second_term = set(
+            pod("second", ""),
+            "/spec/affinity",
+            json!({"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-b"]}]},
+                {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]}]}}}),
+        );
+        let fits = pod("fits", "");
+        let snap = snapshot(vec![node_pool("default"), node, claim, big, elsewhere, second_term, fits]);
+        assert_eq!(can_add(&snap, "big", "n1"), Err("Insufficient cpu".into()));
+        let mismatch = Err("node(s) didn't match Pod's node affinity/selector".to_owned());
+        assert_eq!(can_add(&snap, "elsewhere", "n1"), mismatch);
+        assert_eq!(can_add(&snap, "second", "n1"), mismatch);
+        assert_eq!(can_add(&snap, "fits", "n1"), Ok(()));
+    }
+}

@@ -7,12 +7,46 @@
 //! placed on a node still initializing fails the move (`would schedule against uninitialized
 //! …`) unless it comes from a deleting node (`helpers.go` `deletingNodePodKeys`).
 //!
-//! Pods are queued by CPU then memory (descending), and each goes to the first existing node
-//! that takes it (initialized first, then by name), else to a NodeClaim this simulation already
-//! opened (fewest pods first), else to a new NodeClaim from the first NodePool (by weight) whose
-//! template and instance types fit. Preferences are hard until relaxed. Not replayed: DRA, reserved-offering pinning, the scheduler's own minValues check
-//! (`NodeClaim.CanAdd`; the disruption side re-checks them, see `engine::min_values`), and
-//! the one-at-a-time order of preference relaxation (all preferences are dropped at once).
+//! Karpenter's scheduler, file for file (`pkg/controllers/provisioning/scheduling/`, v1.14):
+//!
+//! | upstream | here |
+//! |---|---|
+//! | `scheduler.go` (`Solve`, `trySchedule`, `add*`, limits) | `scheduler.rs` |
+//! | `scheduler.go` (`Results`, `TruncateInstanceTypes`) | `results.rs` |
+//! | `scheduler.go` (`PodData`), `pkg/scheduling/requirements.go` (`NewPodRequirements`) | `pod_data.rs` |
+//! | `queue.go` | `queue.rs` |
+//! | `preferences.go` | `preferences.rs` |
+//! | `existingnode.go` | `existing_node.rs` |
+//! | `nodeclaim.go` | `node_claim.rs` |
+//! | `nodeclaimtemplate.go`, `scheduler.go` (`buildDaemonOverheadGroups`) | `node_claim_template.rs` |
+//! | `pkg/scheduling/hostportusage.go` | `host_port_usage.rs` |
+//! | `pkg/scheduling/taints.go` | `taints.rs` |
+//! | `pkg/cloudprovider/types.go` (as the scheduler reads instance types) | `instance_types.rs` |
+//! | `topology.go`, `topologygroup.go`, `topologynodefilter.go` | `topology.rs`, `topology_group.rs`, `topology_node_filter.rs` |
+//! | `volumetopology.go`, `pkg/scheduling/volumeusage.go` | `volume_topology.rs`, `volume_usage.rs` |
+//! | `pkg/scheduling/requirement*.go` | `requirements.rs` |
+//!
+//! No upstream twin (speed): `world.rs` (what every simulation of a replay shares),
+//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`.
+//!
+//! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
+//! while the pass makes progress. Each goes to the first existing node that takes it
+//! (initialized first, then by name), else to a NodeClaim this simulation already opened
+//! (fewest pods first), else to a new NodeClaim from the first NodePool (by weight). Preferences
+//! bind until relaxed, one at a time in upstream's order (`preferences.rs`).
+//!
+//! Approximated, with the reason:
+//! - reserved capacity: a snapshot has no reservation counts, so every available reserved
+//!   offering is taken to have room (`ReservationManager.CanReserve`), and the disruption
+//!   simulations' fallback mode never raises a reserved-offering error;
+//! - DRA with `IGNORE_DRA_REQUESTS=false`: upstream allocates devices from ResourceSlices and
+//!   DeviceClasses, which the snapshot does not carry; the pod is placed as an ordinary one and
+//!   its move says so;
+//! - the per-instance-type filter error: Karpenter's `InstanceTypeFilterError` distinguishes
+//!   requirements, resources and offerings; ours names the resources (or the host ports, or
+//!   minValues) that no type satisfied;
+//! - NodeClaims are tried in order of fewest pods with a stable sort (upstream's `sort.Slice`
+//!   is unstable), and the simulation has no timeout.
 //!
 //! A simulation never copies the cluster: it reads the shared [`World`] and records only what
 //! it changes (pods placed on existing nodes, the NodeClaims it opens).

@@ -291,3 +291,126 @@ fn fits(it: &InstanceType, need: &Resources) -> bool {
 fn within_limits(it: &InstanceType, left: &Resources) -> bool {
     left.iter().all(|(k, left)| it.capacity.get(k).copied().unwrap_or_default() <= *left)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::scheduler::{Options, Simulation};
+    use super::super::topology::Rules;
+    use super::super::world::World;
+    use super::{placeholder_hostname, Claim};
+    use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME};
+    use crate::engine::state::Cluster;
+    use crate::snapshot::Snapshot;
+    use crate::testing::{node_pool, now, pod, set, snapshot};
+
+    fn pending(name: &str, cpu: &str) -> serde_json::Value {
+        let p = set(pod(name, ""), "/spec/nodeName", json!(null));
+        set(p, "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": cpu}}}]))
+    }
+
+    /// `NodeClaim.CanAdd` of pod `name` on a fresh claim of the first template: the claim's
+    /// instance types, or the error.
+    fn can_add(snap: &Snapshot, name: &str) -> Result<Vec<String>, String> {
+        let cluster = Cluster::new(snap, now());
+        let world = World::new(&cluster);
+        let sim = Simulation::new(&world, &[], Options::default());
+        let claim = Claim::new(&world.templates[0], placeholder_hostname(1));
+        let p = snap.pods.iter().find(|p| p.metadata.name == name).expect("pod");
+        let fit = world.pod_fit(p);
+        let added = sim.can_add_claim(&claim, p, &world.requests(p), &fit.requirements, &Rules::default())?;
+        Ok(added.types.iter().map(|it| it.name.clone()).collect())
+    }
+
+    #[test]
+    fn a_new_claim_has_a_placeholder_hostname_a_pinned_pod_cannot_meet() {
+        // nodeclaim.go NewNodeClaim: hostname In [hostname-placeholder-NNNN].
+        let pinned = set(pending("pinned", "100m"), "/spec/nodeSelector", json!({"kubernetes.io/hostname": "n1"}));
+        let snap = snapshot(vec![node_pool("default"), pinned, pending("free", "100m")]);
+        let err = can_add(&snap, "pinned").expect_err("pinned elsewhere");
+        assert!(err.starts_with("incompatible requirements"), "{err}");
+        assert!(err.contains("hostname-placeholder-0001"), "{err}");
+        assert_eq!(can_add(&snap, "free"), Ok(vec!["m.large".to_owned(), "m.xlarge".to_owned()]));
+    }
+
+    fn daemonset(cpu: &str, only: Option<&str>) -> serde_json::Value {
+        let mut spec = json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]});
+        if let Some(t) = only {
+            spec["nodeSelector"] = json!({"node.kubernetes.io/instance-type": t});
+        }
+        json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+               "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": spec}}})
+    }
+
+    #[test]
+    fn daemonset_overhead_counts_only_on_the_types_it_runs_on() {
+        // scheduler.go buildDaemonOverheadGroups: m.large (2 cpu) carries no DaemonSet that
+        // selects m.xlarge, so a 1500m pod fits it; with the DaemonSet everywhere it does not.
+        let only_xlarge = snapshot(vec![node_pool("default"), daemonset("1", Some("m.xlarge")), pending("p", "1500m")]);
+        assert_eq!(can_add(&only_xlarge, "p"), Ok(vec!["m.large".to_owned(), "m.xlarge".to_owned()]));
+        let everywhere = snapshot(vec![node_pool("default"), daemonset("1", None), pending("p", "1500m")]);
+        assert_eq!(can_add(&everywhere, "p"), Ok(vec!["m.xlarge".to_owned()]));
+    }
+
+    #[test]
+    fn daemonset_host_ports_block_the_pod_on_new_claims() {
+        let port = json!([{"containerPort": 9100, "hostPort": 9100}]);
+        let ds = set(daemonset("100m", None), "/spec/template/spec/containers", json!([{"name": "c", "ports": port}]));
+        let p = set(pending("p", "100m"), "/spec/containers", json!([{"name": "c", "ports": port}]));
+        let err = can_add(&snapshot(vec![node_pool("default"), ds, p]), "p").expect_err("port taken");
+        assert!(err.starts_with("no instance type has free host ports"), "{err}");
+    }
+
+    fn min_values_pool() -> serde_json::Value {
+        set(
+            node_pool("default"),
+            "/spec/template/spec/requirements",
+            json!([
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+            {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 2}]),
+        )
+    }
+
+    #[test]
+    fn min_values_refuse_the_claim_under_strict_and_relax_under_best_effort() {
+        // nodeclaim.go filterInstanceTypesByRequirements: a 3-cpu pod fits only m.xlarge.
+        let strict = snapshot(vec![min_values_pool(), pending("p", "3")]);
+        let err = can_add(&strict, "p").expect_err("one type for minValues 2");
+        assert!(err.starts_with("minValues requirement is not met"), "{err}");
+        let mut best_effort = snapshot(vec![min_values_pool(), pending("p", "3")]);
+        best_effort.info.settings.insert(
+            "MIN_VALUES_POLICY".into(),
+            crate::snapshot::Setting { value: "BestEffort".into(), ..Default::default() },
+        );
+        assert_eq!(can_add(&best_effort, "p"), Ok(vec!["m.xlarge".to_owned()]));
+    }
+
+    #[test]
+    fn finalize_drops_the_placeholder_and_pins_reserved_offerings() {
+        let mut snap = snapshot(vec![set(node_pool("default"), "/spec/template/spec/requirements", json!([]))]);
+        snap.instance_types[0].offerings.push(crate::snapshot::Offering {
+            zone: "zone-a".into(),
+            capacity_type: "reserved".into(),
+            price: Some(0.01),
+            available: true,
+            reservation_id: Some("cr-1".into()),
+            ..Default::default()
+        });
+        let cluster = Cluster::new(&snap, now());
+        let world = World::new(&cluster);
+        let mut claim = Claim::new(&world.templates[0], placeholder_hostname(7));
+        assert!(claim.labels.get(HOSTNAME).is_some_and(|r| r.allows("hostname-placeholder-0007")));
+        claim.reserved = world.templates[0]
+            .instance_types
+            .iter()
+            .flat_map(|it| &it.offerings)
+            .filter(|o| o.capacity_type == "reserved")
+            .collect();
+        let (reqs, _) = claim.finalize();
+        assert!(reqs.get(HOSTNAME).is_none(), "FinalizeScheduling deletes the hostname requirement");
+        let ct = reqs.get(CAPACITY_TYPE).expect("pinned");
+        assert!(ct.allows("reserved") && !ct.allows("on-demand") && !ct.allows("spot"));
+        assert!(reqs.get(super::RESERVATION_ID).is_some_and(|r| r.allows("cr-1") && !r.allows("cr-2")));
+    }
+}

@@ -191,3 +191,114 @@ fn tolerates_every_prefer_no_schedule(t: &Toleration) -> bool {
         && t.key.as_deref().unwrap_or_default().is_empty()
         && t.value.as_deref().unwrap_or_default().is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::json;
+
+    use super::{ignore_preferences, Preferences};
+    use crate::snapshot::{Pod, Taint};
+
+    fn pod(spec: &serde_json::Value) -> Pod {
+        serde_json::from_value(json!({"metadata": {"name": "p"}, "spec": spec})).expect("pod")
+    }
+
+    fn zone_term(zone: &str) -> serde_json::Value {
+        json!({"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]})
+    }
+
+    fn anti(weight: i32, app: &str) -> serde_json::Value {
+        json!({"weight": weight, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}})
+    }
+
+    /// Relaxes until nothing is left; every step's description.
+    fn steps(prefs: Preferences, p: &Pod) -> (Vec<&'static str>, Pod) {
+        let mut relaxed = Cow::Borrowed(p);
+        let mut out = Vec::new();
+        while let Some(step) = prefs.relax(&mut relaxed) {
+            out.push(step);
+            assert!(out.len() < 20, "relaxation must end");
+        }
+        (out, relaxed.into_owned())
+    }
+
+    #[test]
+    fn relaxes_one_step_at_a_time_in_upstream_order() {
+        // preferences.go Relax: required OR-terms (down to one), preferred pod affinity, preferred
+        // anti-affinity, preferred node affinity, ScheduleAnyway spreads, then PreferNoSchedule.
+        let p = pod(&json!({
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [zone_term("a"), zone_term("b")]},
+                    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": zone_term("c")}]},
+                "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [anti(5, "x")]},
+                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [anti(1, "light"), anti(9, "heavy")]}},
+            "topologySpreadConstraints": [
+                {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"},
+                {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule"}]}));
+        let prefs = Preferences { tolerate_prefer_no_schedule: true };
+        let (done, last) = steps(prefs, &p);
+        assert_eq!(
+            done,
+            [
+                "removing: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]",
+                "removing: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]",
+                "removing: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]",
+                "removing: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]",
+                "removing: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]",
+                "removing: spec.topologySpreadConstraints (ScheduleAnyway)",
+                "adding: toleration for PreferNoSchedule taints",
+            ]
+        );
+        let node = last.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).expect("node affinity");
+        let terms =
+            &node.required_during_scheduling_ignored_during_execution.as_ref().expect("required").node_selector_terms;
+        assert_eq!(terms.len(), 1, "the last required term is never removed");
+        assert_eq!(terms[0], serde_json::from_value(zone_term("b")).expect("term"));
+        assert_eq!(last.spec.topology_spread_constraints.len(), 1, "DoNotSchedule stays");
+    }
+
+    #[test]
+    fn the_heaviest_preferred_term_goes_first() {
+        let p = pod(&json!({"affinity": {"podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [anti(1, "light"), anti(9, "heavy")]}}}));
+        let mut relaxed = Cow::Borrowed(&p);
+        Preferences::default().relax(&mut relaxed);
+        let left = relaxed.spec.affinity.as_ref().and_then(|a| a.pod_anti_affinity.as_ref()).expect("anti");
+        let left = left.preferred_during_scheduling_ignored_during_execution.as_ref().expect("preferred");
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].weight, 1);
+    }
+
+    #[test]
+    fn prefer_no_schedule_is_tolerated_only_when_a_template_has_such_a_taint() {
+        let p = pod(&json!({}));
+        assert_eq!(steps(Preferences::default(), &p).0.len(), 0, "nothing to relax, the pod is not copied");
+        let soft = Taint { key: "k".into(), value: None, effect: "PreferNoSchedule".into() };
+        let hard = Taint { key: "k".into(), value: None, effect: "NoSchedule".into() };
+        assert!(!Preferences::new([&hard]).tolerate_prefer_no_schedule);
+        let prefs = Preferences::new([&hard, &soft]);
+        assert_eq!(steps(prefs, &p).0, ["adding: toleration for PreferNoSchedule taints"]);
+    }
+
+    #[test]
+    fn preference_policy_ignore_drops_every_preference_up_front() {
+        let p = pod(&json!({
+            "affinity": {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [zone_term("a"), zone_term("b")]},
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": zone_term("c")}]}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}));
+        let mut ignored = Cow::Borrowed(&p);
+        ignore_preferences(&mut ignored);
+        assert!(ignored.spec.topology_spread_constraints.is_empty());
+        // Only the required OR-terms are left to relax.
+        let (done, _) = steps(Preferences::default(), &ignored);
+        assert_eq!(done, ["removing: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"]);
+        let plain = pod(&json!({}));
+        let mut untouched = Cow::Borrowed(&plain);
+        ignore_preferences(&mut untouched);
+        assert!(matches!(untouched, Cow::Borrowed(_)), "a pod without preferences is not copied");
+    }
+}
