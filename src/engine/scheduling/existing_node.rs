@@ -4,7 +4,6 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/existingnode.go`.
 
 use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
-use super::pod_data::strict_alternatives;
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
 use super::scheduler::Simulation;
@@ -141,7 +140,7 @@ pub(super) fn base_node<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
     requests: &super::pod_requests::PodRequests<'a>,
-    daemons: &[Pod],
+    daemons: &[DaemonPod<'_>],
 ) -> BaseNode<'a> {
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
     let mut available = node.allocatable();
@@ -215,7 +214,7 @@ fn reserve_daemon_headroom(
     available: &mut Resources,
     node: &StateNode<'_>,
     node_taints: &[Taint],
-    daemons: &[Pod],
+    daemons: &[DaemonPod<'_>],
     requests: &super::pod_requests::PodRequests<'_>,
 ) {
     if daemons.is_empty() {
@@ -223,10 +222,10 @@ fn reserve_daemon_headroom(
     }
     let mut wanted = Resources::new();
     for d in daemons {
-        let fits = taints::untolerated(&d.spec.tolerations, node_taints).is_none()
-            && strict_alternatives(d).first().is_none_or(|r| r.admit_labels(|k| node_label(node, k)));
+        let fits = taints::untolerated(&d.pod.spec.tolerations, node_taints).is_none()
+            && d.required.admit_labels(|k| node_label(node, k));
         if fits {
-            pod::add(&mut wanted, &pod::requests(d));
+            pod::add(&mut wanted, &d.requests);
         }
     }
     if wanted.is_empty() {
@@ -245,6 +244,21 @@ fn reserve_daemon_headroom(
             let free = available.entry(k).or_insert(Quantity::ZERO);
             *free = free.minus(v);
         }
+    }
+}
+
+/// A DaemonSet pod with what every node's check reads: its requests and its strict
+/// requirements with the first required term (`NewStrictPodRequirements`).
+pub(super) struct DaemonPod<'p> {
+    pub(super) pod: &'p Pod,
+    pub(super) requests: Resources,
+    pub(super) required: Requirements,
+}
+
+impl<'p> DaemonPod<'p> {
+    pub(super) fn new(pod: &'p Pod) -> Self {
+        let required = super::pod_data::strict_alternatives(pod).into_iter().next().unwrap_or_default();
+        DaemonPod { pod, requests: pod::requests(pod), required }
     }
 }
 

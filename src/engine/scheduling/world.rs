@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::anti_affinity_index::AntiAffinityGroups;
-use super::existing_node::{base_node, BaseNode};
+use super::existing_node::{base_node, BaseNode, DaemonPod};
 use super::fit_list::FitList;
 use super::instance_types::instance_type_values;
 use super::node_claim_template::{daemon_pods, templates, Template};
@@ -130,8 +130,10 @@ impl<'c, 'a> World<'c, 'a> {
         let requests = PodRequests::new(&cluster.snapshot.pods);
         let settings = Settings::of(cluster.snapshot);
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
+        let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
         let nodes: Vec<BaseNode<'a>> =
-            cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemon_pods)).collect();
+            cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemons)).collect();
+        drop(daemons);
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
         let mut pool_usage: BTreeMap<String, Resources> = BTreeMap::new();
