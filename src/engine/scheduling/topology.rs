@@ -26,9 +26,10 @@ use std::rc::Rc;
 use k8s_openapi::api::core::v1::{PodAffinityTerm, TopologySpreadConstraint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
+use super::pod_data::strict_alternatives;
 use super::requirements::{Requirement, Requirements};
 use super::topology_group::{domain_min_count, Allowed, PodDomains, Rule};
-use super::topology_node_filter::{required_requirements, TopologyNodeFilter};
+use super::topology_node_filter::TopologyNodeFilter;
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::snapshot::{Pod, Taint};
 
@@ -191,7 +192,7 @@ impl PodTerms {
         );
         let required_anti =
             anti.iter().filter(|(_, _, required)| *required).map(|(key, f, _)| (key.clone(), f.clone())).collect();
-        let pod_domains = Some(PodDomains { alternatives: Rc::new(required_requirements(pod)) });
+        let pod_domains = Some(PodDomains { alternatives: Rc::new(strict_alternatives(pod)) });
         PodTerms { spreads, pod_domains, anti, affinity, required_anti }
     }
 

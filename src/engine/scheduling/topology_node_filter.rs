@@ -9,6 +9,7 @@
 
 use k8s_openapi::api::core::v1::Toleration;
 
+use super::pod_data::strict_alternatives;
 use super::requirements::Requirements;
 use super::taints;
 use crate::snapshot::{Pod, Taint};
@@ -33,7 +34,7 @@ impl TopologyNodeFilter {
     /// `MakeTopologyNodeFilter` with the constraint's policies (defaults as `NewTopologyGroup`).
     pub(crate) fn new(pod: &Pod, taints_policy: Option<&str>, affinity_policy: Option<&str>) -> Self {
         TopologyNodeFilter {
-            requirements: required_requirements(pod),
+            requirements: strict_alternatives(pod),
             honor_affinity: honors(affinity_policy, true),
             honor_taints: honors(taints_policy, false),
             tolerations: pod.spec.tolerations.clone(),
@@ -74,32 +75,6 @@ impl TopologyNodeFilter {
     pub(crate) fn id(&self) -> String {
         format!("{:?}|{}|{}|{:?}", self.requirements, self.honor_affinity, self.honor_taints, self.tolerations)
     }
-}
-
-/// The pod's nodeSelector, met with each required node-affinity term: the requirements only
-/// required affinity can narrow (`MakeTopologyNodeFilter`; `NewStrictPodRequirements` reads the
-/// same for a pod's domains).
-pub(crate) fn required_requirements(pod: &Pod) -> Vec<Requirements> {
-    let selector = Requirements::from_labels(&pod.spec.node_selector);
-    let terms = pod
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|s| s.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    if terms.is_empty() {
-        return vec![selector];
-    }
-    terms
-        .iter()
-        .map(|term| {
-            let mut r = selector.clone();
-            r.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
-            r
-        })
-        .collect()
 }
 
 #[cfg(test)]

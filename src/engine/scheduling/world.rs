@@ -250,13 +250,7 @@ impl<'c, 'a> World<'c, 'a> {
     /// The pod's spread constraints and affinity terms with their selectors (memoised per pod,
     /// and shared by pods with the same terms).
     pub fn pod_terms(&self, pod: &Pod) -> Rc<PodTerms> {
-        let affinity = pod.spec.affinity.as_ref();
-        let (spreads, pod_affinity, anti) = (
-            &pod.spec.topology_spread_constraints,
-            affinity.and_then(|a| a.pod_affinity.as_ref()),
-            affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
-        );
-        if spreads.is_empty() && pod_affinity.is_none() && anti.is_none() {
+        if !has_terms(pod) {
             return Rc::clone(&self.no_terms);
         }
         let key = address(pod);
@@ -270,15 +264,15 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The pod's terms shared by content only (for a relaxed copy, which has no stable address).
     pub fn terms_by_content(&self, pod: &Pod) -> Rc<PodTerms> {
+        if !has_terms(pod) {
+            return Rc::clone(&self.no_terms);
+        }
         let affinity = pod.spec.affinity.as_ref();
         let (spreads, pod_affinity, anti) = (
             &pod.spec.topology_spread_constraints,
             affinity.and_then(|a| a.pod_affinity.as_ref()),
             affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
         );
-        if spreads.is_empty() && pod_affinity.is_none() && anti.is_none() {
-            return Rc::clone(&self.no_terms);
-        }
         // `matchLabelKeys` reads the pod's own labels; the namespace scopes every selector.
         let keyed: Vec<Option<&String>> = spreads
             .iter()
@@ -457,4 +451,11 @@ fn template_domains(t: &Template<'_>, key: &str) -> BTreeSet<String> {
         out.extend(r.values.iter().cloned());
     }
     out
+}
+
+/// Whether the pod has any spread constraint or pod (anti-)affinity.
+fn has_terms(pod: &Pod) -> bool {
+    let affinity = pod.spec.affinity.as_ref();
+    !pod.spec.topology_spread_constraints.is_empty()
+        || affinity.is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
 }
