@@ -257,7 +257,7 @@ pub(super) struct DaemonPod<'p> {
 
 impl<'p> DaemonPod<'p> {
     pub(super) fn new(pod: &'p Pod) -> Self {
-        let required = super::pod_data::strict_alternatives(pod).into_iter().next().unwrap_or_default();
+        let required = super::pod_data::strict_requirements(pod);
         DaemonPod { pod, requests: pod::requests(pod), required }
     }
 }

@@ -55,6 +55,27 @@ pub(crate) fn pod_requirements(pod: &Pod) -> Vec<Requirements> {
     vec![base]
 }
 
+/// The pod's nodeSelector and its **first** required node-affinity term, no preference: what
+/// both `CanAdd`s hand to `Topology.AddRequirements` as the pod's domains (`podDomains`). The
+/// next term becomes first only once `preferences.rs` drops this one.
+///
+/// Mirrors karpenter `pkg/scheduling/requirements.go` `NewStrictPodRequirements` as
+/// `scheduler.go updateCachedPodData` caches it (`PodData.StrictRequirements`).
+pub(crate) fn strict_requirements(pod: &Pod) -> Requirements {
+    let mut base = Requirements::from_labels(&pod.spec.node_selector);
+    let first = pod
+        .spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|s| s.node_selector_terms.first());
+    if let Some(term) = first {
+        base.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
+    }
+    base
+}
+
 /// The pod's required node requirements, one alternative per required node-affinity term:
 /// a DaemonSet pod lands on a node if any term fits, as upstream's `isDaemonPodCompatible`
 /// retries with `removeRequiredNodeAffinityTerm`.

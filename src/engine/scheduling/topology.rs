@@ -26,7 +26,7 @@ use std::rc::Rc;
 use k8s_openapi::api::core::v1::{PodAffinityTerm, TopologySpreadConstraint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
-use super::pod_data::strict_alternatives;
+use super::pod_data::strict_requirements;
 use super::requirements::{Requirement, Requirements};
 use super::topology_group::{domain_min_count, Allowed, PodDomains, Rule};
 use super::topology_node_filter::TopologyNodeFilter;
@@ -192,7 +192,7 @@ impl PodTerms {
         );
         let required_anti =
             anti.iter().filter(|(_, _, required)| *required).map(|(key, f, _)| (key.clone(), f.clone())).collect();
-        let pod_domains = Some(PodDomains { alternatives: Rc::new(strict_alternatives(pod)) });
+        let pod_domains = Some(PodDomains { alternatives: Rc::new(vec![strict_requirements(pod)]) });
         PodTerms { spreads, pod_domains, anti, affinity, required_anti }
     }
 
@@ -483,6 +483,22 @@ mod tests {
                 {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a", "b"]}]}]}}}}));
         let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("a", 1), ("b", 2)]), true);
         assert!(rules.admit_existing(&|_| Some("a")).is_ok());
+        assert!(rules.admit_existing(&|_| Some("b")).is_err());
+    }
+
+    #[test]
+    fn pod_domains_are_the_first_required_term_only_until_it_is_relaxed() {
+        // nodeclaim.go / existingnode.go CanAdd pass `podData.StrictRequirements`
+        // (NewStrictPodRequirements: the first required term) to Topology.AddRequirements, so a
+        // second term's zone c (empty) does not pull the minimum to 0 while the first term holds.
+        let p = pod(&json!({
+            "topologySpreadConstraints": [{"topologyKey": ZONE, "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}}}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a", "b"]}]},
+                {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["c"]}]}]}}}}));
+        let rules = prepare(&p, &PodTerms::new(&p), &zones(&[("a", 1), ("b", 2)]), true);
+        assert!(rules.admit_existing(&|_| Some("a")).is_ok(), "minimum 1 over a and b: a admits one more");
         assert!(rules.admit_existing(&|_| Some("b")).is_err());
     }
 

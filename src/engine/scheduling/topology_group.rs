@@ -18,8 +18,9 @@ use super::requirements::Requirements;
 use super::topology::Counts;
 use crate::engine::labels::HOSTNAME;
 
-/// The pod's own requirements on a key (`podDomains`): an OR over its required node-affinity
-/// terms, each with its nodeSelector. No volume requirement is in them (`volumetopology.go`).
+/// The pod's own requirements on a key (`podDomains`): its nodeSelector with its first required
+/// node-affinity term (`pod_data::strict_requirements`; kept a list so a caller may pass an OR).
+/// No volume requirement is in them (`volumetopology.go`).
 #[derive(Debug, Clone)]
 pub(crate) struct PodDomains {
     pub(crate) alternatives: Rc<Vec<Requirements>>,
