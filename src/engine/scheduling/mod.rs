@@ -45,6 +45,10 @@
 //! - the per-instance-type filter error: Karpenter's `InstanceTypeFilterError` distinguishes
 //!   requirements, resources and offerings; ours names the resources (or the host ports, or
 //!   minValues) that no type satisfied;
+//! - a generic ephemeral volume whose claim does not exist yet: we read the claim template's
+//!   StorageClass; upstream's provisioner drops such a pod from the simulation when the lookup
+//!   fails (`provisioner.go` volume topology injection). Only pending pods can lack their claim;
+//! - topology of pods on NodeClaims still open over several domains: see `topology.rs`;
 //! - NodeClaims are tried in order of fewest pods with a stable sort (upstream's `sort.Slice`
 //!   is unstable), and the simulation has no timeout.
 //!

@@ -15,10 +15,12 @@
 //!   (`countDomains`); empty ones count as 0.
 //! - `matchLabelKeys` add the pod's own values to the selector (`newForTopologies`).
 //!
-//! Approximations: a pod on a new NodeClaim counts toward a domain only once the claim has
+//! - The pod's domains are its nodeSelector with the required node-affinity term it is trying
+//!   now (`pod_data::strict_requirements`, upstream's `PodData.StrictRequirements`).
+//!
+//! Approximation: a pod on a new NodeClaim counts toward a domain only once the claim has
 //! narrowed to one value of the key (upstream records anti-affinity over every value the claim
-//! may still take); the pod's domains are read from its nodeSelector and every required
-//! node-affinity term (upstream reads the term it is currently trying).
+//! may still take).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
