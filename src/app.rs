@@ -377,7 +377,6 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
 }
 
 fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Failure> {
-    let snapshot = if redact { crate::snapshot::redact::redact(snapshot) } else { snapshot.clone() };
     let (json, sink) = match &cli.output.output {
         Output::Format(Format::Json) => (true, Sink::Stdout),
         Output::Format(Format::Yaml | Format::Text) => (false, Sink::Stdout),
@@ -386,7 +385,7 @@ fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Fa
         }
         Output::File(path) => (path.extension().is_some_and(|e| e == "json"), Sink::File(path.clone())),
     };
-    sink.write(&snapshot.to_text(json))?;
+    sink.stream(|out| snapshot.write_text(json, redact, out))?;
     Ok(EXIT_OK)
 }
 

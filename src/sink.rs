@@ -14,11 +14,21 @@ pub(crate) enum Sink {
 }
 
 impl Sink {
-    /// Writes `text` whole.
-    pub(crate) fn write(&self, text: &str) -> Result<(), Error> {
+    /// Hands `write` the destination, buffered by the writer: for output written as it is
+    /// produced (`snapshot`). A closed stdout is not an error.
+    pub(crate) fn stream(&self, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Error> {
         match self {
-            Sink::Stdout => write_stdout(text),
-            Sink::File(path) => std::fs::write(path, text).map_err(|e| write_error(path, e)),
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                match write(&mut out) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
+                    _ => Ok(()),
+                }
+            }
+            Sink::File(path) => {
+                let mut file = std::fs::File::create(path).map_err(|e| write_error(path, e))?;
+                write(&mut file).map_err(|e| write_error(path, e))
+            }
         }
     }
 }

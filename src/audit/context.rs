@@ -12,7 +12,7 @@ use super::facts::{PdbFinding, Skipped};
 use super::nodes::{Nodes, Readable};
 use super::scope::Scope;
 use super::selector::parse_selector;
-use super::workloads::{collect, owner_of, Workload, WorkloadId};
+use super::workloads::{collect, owner_of, Controllers, Workload, WorkloadId};
 use crate::engine::labels::selector_matches;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -72,18 +72,20 @@ impl<'a> Context<'a> {
         let mut pdb_pods: BTreeMap<String, Vec<&Pod>> = pdbs.iter().map(|p| (p.metadata.key(), Vec::new())).collect();
         let mut pod_pdbs = BTreeMap::new();
         let mut owners = BTreeMap::new();
-        for pod in &pods {
+        let controllers = Controllers::new(snapshot);
+        let owner_ids: Vec<WorkloadId> = pods.iter().map(|pod| owner_of(&controllers, pod)).collect();
+        for (pod, owner) in pods.iter().zip(&owner_ids) {
             let matching = limits.matching(pod);
             for pdb in &matching {
                 pdb_pods.entry(pdb.metadata.key()).or_default().push(*pod);
             }
             pod_pdbs.insert(pod.metadata.key(), matching);
-            owners.insert(pod.metadata.key(), owner_of(snapshot, pod));
+            owners.insert(pod.metadata.key(), owner.clone());
         }
         Context {
             now,
             scope,
-            workloads: collect(snapshot, &pods),
+            workloads: collect(&controllers, &pods, &owner_ids),
             nodes: Nodes::new(snapshot, now, readable),
             unread,
             readable,

@@ -11,7 +11,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::snapshot::{Pod, Snapshot, StringMap, Workload as AppsWorkload};
+use foldhash::HashMap;
+
+use crate::snapshot::{HorizontalPodAutoscaler, Pod, Snapshot, StringMap, Workload as AppsWorkload};
 
 /// `Kind/namespace/name`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,12 +96,65 @@ const VOLATILE_LABELS: [&str; 6] = [
     "batch.kubernetes.io/controller-uid",
 ];
 
-fn find<'s>(items: &'s [AppsWorkload], namespace: &str, name: &str) -> Option<&'s AppsWorkload> {
-    items.iter().find(|w| w.metadata.namespace() == namespace && w.metadata.name == name)
+/// The snapshot's controllers and HPAs by namespace and name, built once so that following a
+/// pod to its workload is a lookup, not a pass over every ReplicaSet (150,000 pods × 12,000
+/// ReplicaSets made `pdb-audit` quadratic). Each key keeps the first object in snapshot order:
+/// what a front-to-back search would find.
+pub(super) struct Controllers<'a> {
+    replica_sets: HashMap<(&'a str, &'a str), &'a AppsWorkload>,
+    deployments: HashMap<(&'a str, &'a str), &'a AppsWorkload>,
+    stateful_sets: HashMap<(&'a str, &'a str), &'a AppsWorkload>,
+    /// `(namespace, target kind, target name)` → the first HPA in snapshot order.
+    hpas: HashMap<(&'a str, &'a str, &'a str), &'a HorizontalPodAutoscaler>,
+}
+
+impl<'a> Controllers<'a> {
+    pub(super) fn new(snapshot: &'a Snapshot) -> Controllers<'a> {
+        let by_name = |items: &'a [AppsWorkload]| {
+            let mut map: HashMap<(&'a str, &'a str), &'a AppsWorkload> = HashMap::default();
+            for w in items {
+                map.entry((w.metadata.namespace(), w.metadata.name.as_str())).or_insert(w);
+            }
+            map
+        };
+        let mut hpas: HashMap<(&'a str, &'a str, &'a str), &'a HorizontalPodAutoscaler> = HashMap::default();
+        for h in &snapshot.hpas {
+            let target = &h.spec.scale_target_ref;
+            hpas.entry((h.metadata.namespace(), target.kind.as_str(), target.name.as_str())).or_insert(h);
+        }
+        Controllers {
+            replica_sets: by_name(&snapshot.replica_sets),
+            deployments: by_name(&snapshot.deployments),
+            stateful_sets: by_name(&snapshot.stateful_sets),
+            hpas,
+        }
+    }
+
+    fn replica_set(&self, namespace: &str, name: &str) -> Option<&'a AppsWorkload> {
+        self.replica_sets.get(&(namespace, name)).copied()
+    }
+
+    fn spec_of(&self, id: &WorkloadId) -> Option<&'a AppsWorkload> {
+        let map = match id.kind.as_str() {
+            "Deployment" => &self.deployments,
+            "StatefulSet" => &self.stateful_sets,
+            "ReplicaSet" => &self.replica_sets,
+            _ => return None,
+        };
+        map.get(&(id.namespace.as_str(), id.name.as_str())).copied()
+    }
+
+    /// The HPA whose `scaleTargetRef` names the workload (the first in snapshot order if
+    /// several do).
+    fn hpa_for(&self, id: &WorkloadId) -> Option<Hpa> {
+        self.hpas
+            .get(&(id.namespace.as_str(), id.kind.as_str(), id.name.as_str()))
+            .map(|h| Hpa { name: h.metadata.key(), min: h.spec.min_replicas.unwrap_or(1), max: h.spec.max_replicas })
+    }
 }
 
 /// The workload a pod belongs to.
-pub(super) fn owner_of(snapshot: &Snapshot, pod: &Pod) -> WorkloadId {
+pub(super) fn owner_of(controllers: &Controllers<'_>, pod: &Pod) -> WorkloadId {
     let namespace = pod.metadata.namespace().to_owned();
     let id = |kind: &str, name: &str| WorkloadId {
         kind: kind.to_owned(),
@@ -110,7 +165,7 @@ pub(super) fn owner_of(snapshot: &Snapshot, pod: &Pod) -> WorkloadId {
     if owner.kind != "ReplicaSet" {
         return id(&owner.kind, &owner.name);
     }
-    if let Some(rs) = find(&snapshot.replica_sets, &namespace, &owner.name) {
+    if let Some(rs) = controllers.replica_set(&namespace, &owner.name) {
         return match rs.metadata.controller() {
             Some(parent) if parent.kind == "Deployment" => id("Deployment", &parent.name),
             _ => id("ReplicaSet", &owner.name),
@@ -123,21 +178,21 @@ pub(super) fn owner_of(snapshot: &Snapshot, pod: &Pod) -> WorkloadId {
     }
 }
 
-/// Groups `pods` by workload and resolves each workload's replicas, HPA and selector.
-pub(super) fn collect<'a>(snapshot: &'a Snapshot, pods: &[&'a Pod]) -> BTreeMap<WorkloadId, Workload<'a>> {
-    let mut grouped: BTreeMap<WorkloadId, Vec<&'a Pod>> = BTreeMap::new();
-    for pod in pods {
-        grouped.entry(owner_of(snapshot, pod)).or_default().push(pod);
+/// Groups `pods` by workload (`owners[i]` is `pods[i]`'s) and resolves each workload's
+/// replicas, HPA and selector.
+pub(super) fn collect<'a>(
+    controllers: &Controllers<'a>,
+    pods: &[&'a Pod],
+    owners: &[WorkloadId],
+) -> BTreeMap<WorkloadId, Workload<'a>> {
+    let mut grouped: BTreeMap<&WorkloadId, Vec<&'a Pod>> = BTreeMap::new();
+    for (pod, owner) in pods.iter().zip(owners) {
+        grouped.entry(owner).or_default().push(pod);
     }
     grouped
         .into_iter()
         .map(|(id, pods)| {
-            let spec = match id.kind.as_str() {
-                "Deployment" => find(&snapshot.deployments, &id.namespace, &id.name),
-                "StatefulSet" => find(&snapshot.stateful_sets, &id.namespace, &id.name),
-                "ReplicaSet" => find(&snapshot.replica_sets, &id.namespace, &id.name),
-                _ => None,
-            };
+            let spec = controllers.spec_of(id);
             let counted = i32::try_from(pods.len()).unwrap_or(i32::MAX);
             let replicas = match (&spec, id.is_bare_pod()) {
                 (_, true) => 1,
@@ -149,24 +204,12 @@ pub(super) fn collect<'a>(snapshot: &'a Snapshot, pods: &[&'a Pod]) -> BTreeMap<
                 .and_then(|s| s.match_labels.clone())
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| stable_labels(&pods));
-            let hpa = hpa_for(snapshot, &id);
-            let workload = Workload { id: id.clone(), replicas, controller_known: spec.is_some(), hpa, pods, selector };
-            (id, workload)
+            let hpa = controllers.hpa_for(id);
+            let workload =
+                Workload { id: id.clone(), replicas, controller_known: spec.is_some(), hpa, pods, selector };
+            (id.clone(), workload)
         })
         .collect()
-}
-
-/// The HPA whose `scaleTargetRef` names the workload (the first by name if several do).
-fn hpa_for(snapshot: &Snapshot, id: &WorkloadId) -> Option<Hpa> {
-    snapshot
-        .hpas
-        .iter()
-        .find(|h| {
-            h.metadata.namespace() == id.namespace
-                && h.spec.scale_target_ref.kind == id.kind
-                && h.spec.scale_target_ref.name == id.name
-        })
-        .map(|h| Hpa { name: h.metadata.key(), min: h.spec.min_replicas.unwrap_or(1), max: h.spec.max_replicas })
 }
 
 /// Labels every pod of the workload shares, minus the per-revision ones.

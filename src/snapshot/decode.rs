@@ -125,6 +125,34 @@ impl Builder {
         Ok(())
     }
 
+    /// Appends what `other` collected, as if its objects had been added here after ours.
+    fn absorb(&mut self, other: Builder) {
+        let (to, from) = (&mut self.snapshot, other.snapshot);
+        for (k, v) in from.info.settings {
+            to.info.settings.entry(k).or_insert(v);
+        }
+        if !from.instance_types.is_empty() {
+            to.merge_instance_types(from.instance_types);
+        }
+        to.nodes.extend(from.nodes);
+        to.pods.extend(from.pods);
+        to.pdbs.extend(from.pdbs);
+        to.daemon_sets.extend(from.daemon_sets);
+        to.replica_sets.extend(from.replica_sets);
+        to.deployments.extend(from.deployments);
+        to.stateful_sets.extend(from.stateful_sets);
+        to.hpas.extend(from.hpas);
+        to.pvcs.extend(from.pvcs);
+        to.pvs.extend(from.pvs);
+        to.storage_classes.extend(from.storage_classes);
+        to.csi_nodes.extend(from.csi_nodes);
+        to.events.extend(from.events);
+        to.node_pools.extend(from.node_pools);
+        to.node_claims.extend(from.node_claims);
+        to.node_classes.extend(from.node_classes);
+        self.explicit_gates |= other.explicit_gates;
+    }
+
     pub(super) fn finish(mut self) -> Snapshot {
         if !self.explicit_gates {
             if let Some(gates) = controller_feature_gates(&self.snapshot) {
@@ -133,6 +161,79 @@ impl Builder {
         }
         sort(&mut self.snapshot);
         self.snapshot
+    }
+}
+
+/// The items of one kind's lists as an API server sends them (without `apiVersion` and
+/// `kind`), decoded as each page arrives into the same model the file decoder builds: live
+/// mode holds no generic JSON tree of the cluster. One per list, merged in a fixed order by
+/// [`Snapshot::from_lists`](super::Snapshot::from_lists) so that the result does not depend
+/// on which list finished first.
+pub struct ListDecoder {
+    api_version: String,
+    kind: String,
+    builder: Builder,
+    /// The first object that failed; later ones are not decoded.
+    failed: Option<DecodeError>,
+}
+
+impl ListDecoder {
+    pub fn new(api_version: &str, kind: &str) -> ListDecoder {
+        ListDecoder {
+            api_version: api_version.to_owned(),
+            kind: kind.to_owned(),
+            builder: Builder::default(),
+            failed: None,
+        }
+    }
+
+    /// Decodes one listed item, as if it carried the list's `apiVersion` and `kind`.
+    pub fn add(&mut self, item: &RawValue) {
+        if self.failed.is_some() {
+            return;
+        }
+        #[derive(Default, serde::Deserialize)]
+        #[serde(default)]
+        struct ItemHead {
+            metadata: HeadMeta,
+        }
+        let at = Document { index: 0, item_path: Vec::new() };
+        let object = Object::Raw { text: item.get(), raw: item };
+        let added = match serde_json::from_str::<ItemHead>(item.get()) {
+            Ok(head) => {
+                let head = Head {
+                    api_version: self.api_version.clone(),
+                    kind: self.kind.clone(),
+                    metadata: head.metadata,
+                    items: None,
+                };
+                self.builder.add_headed(object, &head, &at)
+            }
+            Err(e) => Err(bad_json_head(&object, &at, &e)),
+        };
+        if let Err(e) = added {
+            self.failed = Some(e);
+        }
+    }
+
+    /// Forgets every item (the list restarts from its first page).
+    pub fn clear(&mut self) {
+        *self = ListDecoder::new(&self.api_version, &self.kind);
+    }
+
+    /// Builds the snapshot of every list, in the order given (what decoding their items one
+    /// after the other as documents would build), validated like a file.
+    pub(super) fn merge(lists: Vec<ListDecoder>) -> Result<Snapshot, DecodeError> {
+        let mut merged = Builder::default();
+        for list in lists {
+            if let Some(e) = list.failed {
+                return Err(e);
+            }
+            merged.absorb(list.builder);
+        }
+        let snapshot = merged.finish();
+        super::validate::validate(&snapshot)?;
+        Ok(snapshot)
     }
 }
 

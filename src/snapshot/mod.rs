@@ -25,7 +25,7 @@ pub use core::{
     InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus,
     ResourceList, Resources, Volume,
 };
-pub use decode::{DecodeError, Document};
+pub use decode::{DecodeError, Document, ListDecoder};
 pub use karpenter::{
     Budget, Disruption, NodeClaim, NodeClaimSpec, NodeClaimStatus, NodeClaimTemplate, NodeClaimTemplateSpec, NodePool,
     NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
@@ -71,6 +71,11 @@ impl Snapshot {
         decode::decode(documents)
     }
 
+    /// Builds a snapshot from lists decoded as they arrived (live mode), in the order given.
+    pub fn from_lists(lists: Vec<ListDecoder>) -> Result<Snapshot, DecodeError> {
+        ListDecoder::merge(lists)
+    }
+
     /// Builds a snapshot from JSON text (one object, a List, an array or a stream of them).
     pub fn from_json(text: &str) -> Result<Snapshot, DecodeError> {
         decode::decode_json(text)
@@ -98,6 +103,14 @@ impl Snapshot {
         } else {
             serde_saphyr::to_string(&document).expect("snapshots serialise")
         }
+    }
+
+    /// Writes the text `snapshot` writes ([`Snapshot::to_text`]'s bytes), redacted with
+    /// `redact` ([`redact::redact`]'s snapshot), object by object as each is encoded: neither
+    /// the document tree, nor the text, nor a redacted copy of the cluster is held.
+    pub fn write_text(&self, json: bool, redact: bool, out: impl std::io::Write) -> std::io::Result<()> {
+        let redaction = redact.then(|| redact::objects::Redaction::new(self));
+        encode::write(self, redaction.as_ref(), json, out)
     }
 
     /// Whether a feature gate is on, with Karpenter's defaults for gates the snapshot omits.

@@ -25,8 +25,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{
-    Condition, Container, Event, InstanceType, Node, NodeClaim, NodePool, NodeSelectorRequirement, ObjectMeta, Pod,
-    PodSpec, Snapshot, StringMap, Taint, Workload,
+    Condition, Container, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodePool,
+    NodeSelectorRequirement, ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodSpec,
+    Snapshot, SnapshotInfo, StorageClass, StringMap, Taint, Workload,
 };
 
 /// Hex digits of a replacement.
@@ -89,8 +90,11 @@ impl Replacements {
 /// [`redact`], and the replacements it made (for checks that compare the two replays).
 pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     let mut collected = snapshot.clone();
-    let mut first =
-        Redactor { collecting: Some(Vec::new()), numeric_keys: numeric_keys(snapshot), ..Redactor::default() };
+    let mut first = Redactor {
+        collecting: Some(ByCategory::default()),
+        numeric_keys: objects::numeric_keys(snapshot),
+        ..Redactor::default()
+    };
     first.snapshot(&mut collected);
     drop(collected);
     let mut r = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys);
@@ -99,7 +103,12 @@ pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     let known = r.known_names();
     rewrite_messages(&mut out, &known);
     super::decode::sort(&mut out);
-    (out, Replacements(r.names))
+    let names = r
+        .names
+        .into_iter()
+        .flat_map(|(category, names)| names.into_iter().map(move |(o, n)| ((category.clone(), o), n)))
+        .collect();
+    (out, Replacements(names))
 }
 
 /// `(namespace, <pod>-<volume>)` → `(pod, volume)` for every generic ephemeral volume: the
@@ -115,17 +124,23 @@ fn ephemeral_claims(pods: &[super::Pod]) -> HashMap<(String, String), (String, S
     out
 }
 
+/// Category → originals (or original → replacement): looked up by `&str`, so asking for a
+/// name already known allocates nothing.
+type ByCategory<T> = foldhash::HashMap<String, T>;
+
 /// The replacement table, filled as objects are visited.
 #[derive(Default)]
-struct Redactor {
-    /// (category, original) → replacement.
-    names: HashMap<(String, String), String>,
+pub(in crate::snapshot) struct Redactor {
+    /// category → original → replacement.
+    names: ByCategory<foldhash::HashMap<String, String>>,
     /// (category, replacement) already given out.
     used: HashSet<(String, String)>,
     /// The first pass: every (category, original) asked for; names are left as they are.
-    collecting: Option<Vec<(String, String)>>,
+    collecting: Option<ByCategory<foldhash::HashSet<String>>>,
     /// Label keys that a `Gt`/`Lt` requirement compares as numbers: their numeric values stay.
     numeric_keys: HashSet<String>,
+    /// The generic ephemeral volumes' claims ([`ephemeral_claims`] of the original pods).
+    ephemeral: HashMap<(String, String), (String, String)>,
 }
 
 impl Redactor {
@@ -137,12 +152,17 @@ impl Redactor {
         if category == "ns" && KEPT_NAMESPACES.contains(&original) {
             return original.to_owned();
         }
-        let key = (category.to_owned(), original.to_owned());
         if let Some(collected) = &mut self.collecting {
-            collected.push(key);
+            let seen = match collected.get_mut(category) {
+                Some(seen) => seen,
+                None => collected.entry(category.to_owned()).or_default(),
+            };
+            if !seen.contains(original) {
+                seen.insert(original.to_owned());
+            }
             return original.to_owned();
         }
-        if let Some(done) = self.names.get(&key) {
+        if let Some(done) = self.names.get(category).and_then(|names| names.get(original)) {
             return done.clone();
         }
         let mut round = 0u32;
@@ -153,32 +173,30 @@ impl Redactor {
             }
             round += 1;
         };
-        self.names.insert(key, replacement.clone());
+        self.names.entry(category.to_owned()).or_default().insert(original.to_owned(), replacement.clone());
         replacement
     }
 
     /// The table for the second pass: in each category, the n-th original in sorted order gets
     /// `{category}-{n}`, zero-padded so that the replacements sort as the originals did.
     /// Namespaces keep the well-known ones, so theirs are placed in the gaps between them.
-    fn ordered(mut originals: Vec<(String, String)>, numeric_keys: HashSet<String>) -> Redactor {
-        originals.sort();
-        originals.dedup();
+    fn ordered(originals: ByCategory<foldhash::HashSet<String>>, numeric_keys: HashSet<String>) -> Redactor {
         let mut r = Redactor { numeric_keys, ..Redactor::default() };
-        let mut at = 0;
-        while at < originals.len() {
-            let category = originals[at].0.clone();
-            let end = originals[at..].iter().position(|(c, _)| *c != category).map_or(originals.len(), |p| p + at);
-            let width = (end - at).to_string().len().max(4);
-            for (rank, (_, original)) in originals[at..end].iter().enumerate() {
+        for (category, originals) in originals {
+            let mut originals: Vec<String> = originals.into_iter().collect();
+            originals.sort_unstable();
+            let width = originals.len().to_string().len().max(4);
+            let mut names = foldhash::HashMap::default();
+            for (rank, original) in originals.into_iter().enumerate() {
                 let replacement = if category == "ns" {
-                    format!("{}ns-{rank:0width$}", namespace_gap(original))
+                    format!("{}ns-{rank:0width$}", namespace_gap(&original))
                 } else {
                     format!("{category}-{rank:0width$}")
                 };
                 r.used.insert((category.clone(), replacement.clone()));
-                r.names.insert((category.clone(), original.clone()), replacement);
+                names.insert(original, replacement);
             }
-            at = end;
+            r.names.insert(category, names);
         }
         r
     }
@@ -528,83 +546,98 @@ impl Redactor {
     }
 
     fn snapshot(&mut self, s: &mut Snapshot) {
-        for unread in &mut s.info.unread {
-            let status = unread.reason.split(':').next().unwrap_or_default().trim();
-            unread.reason = status.to_owned();
-        }
+        redact_info(&mut s.info);
         s.node_pools.iter_mut().for_each(|p| self.node_pool(p));
         s.nodes.iter_mut().for_each(|n| self.node(n));
         s.node_claims.iter_mut().for_each(|c| self.node_claim(c));
         s.instance_types.iter_mut().for_each(|it| self.instance_type(it));
         s.node_classes.iter_mut().for_each(|c| self.node_class(c));
         for it in &mut s.instance_types {
-            if let Some(class) = &mut it.node_class {
-                *class = self.name("nodeclass", class);
-            }
+            self.instance_type_class(it);
         }
-        let ephemeral = ephemeral_claims(&s.pods);
+        self.ephemeral = ephemeral_claims(&s.pods);
         s.pods.iter_mut().for_each(|p| self.pod(p));
-        for pdb in &mut s.pdbs {
-            self.meta("pdb", &mut pdb.metadata);
-            if let Some(selector) = &mut pdb.spec.selector {
-                self.selector(selector);
-            }
-        }
+        s.pdbs.iter_mut().for_each(|b| self.pdb(b));
         s.daemon_sets.iter_mut().for_each(|w| self.workload("ds", w));
         s.replica_sets.iter_mut().for_each(|w| self.workload("rs", w));
         s.deployments.iter_mut().for_each(|w| self.workload("deploy", w));
         s.stateful_sets.iter_mut().for_each(|w| self.workload("sts", w));
-        for hpa in &mut s.hpas {
-            self.meta("hpa", &mut hpa.metadata);
-            let target = &mut hpa.spec.scale_target_ref;
-            target.name = self.name(kind_category(&target.kind), &target.name);
+        s.hpas.iter_mut().for_each(|h| self.hpa(h));
+        s.pvcs.iter_mut().for_each(|c| self.pvc(c));
+        s.pvs.iter_mut().for_each(|v| self.pv(v));
+        s.storage_classes.iter_mut().for_each(|c| self.storage_class(c));
+        s.csi_nodes.iter_mut().for_each(|c| self.meta("node", &mut c.metadata));
+        s.events.iter_mut().for_each(|e| self.event(e));
+    }
+
+    fn instance_type_class(&mut self, it: &mut InstanceType) {
+        if let Some(class) = &mut it.node_class {
+            *class = self.name("nodeclass", class);
         }
-        for pvc in &mut s.pvcs {
-            let owner = ephemeral.get(&(pvc.metadata.namespace().to_owned(), pvc.metadata.name.clone())).cloned();
-            self.meta("pvc", &mut pvc.metadata);
-            // A generic ephemeral volume's claim is `<pod>-<volume>`: keep it named after both.
-            if let Some((pod, volume)) = owner {
-                pvc.metadata.name = format!("{}-{}", self.name("pod", &pod), self.name("vol", &volume));
-            }
-            if let Some(volume) = &mut pvc.spec.volume_name {
-                *volume = self.name("pv", volume);
-            }
-            if let Some(class) = &mut pvc.spec.storage_class_name {
-                *class = self.name("sc", class);
-            }
+    }
+
+    fn pdb(&mut self, pdb: &mut PodDisruptionBudget) {
+        self.meta("pdb", &mut pdb.metadata);
+        if let Some(selector) = &mut pdb.spec.selector {
+            self.selector(selector);
         }
-        for pv in &mut s.pvs {
-            self.meta("pv", &mut pv.metadata);
-            if let Some(required) = pv.spec.node_affinity.as_mut().and_then(|a| a.required.as_mut()) {
-                self.node_selector(required);
-            }
-            if let Some(class) = &mut pv.spec.storage_class_name {
-                *class = self.name("sc", class);
-            }
-            for source in [&mut pv.spec.local, &mut pv.spec.host_path].into_iter().flatten() {
-                self.value(source);
-            }
+    }
+
+    fn hpa(&mut self, hpa: &mut HorizontalPodAutoscaler) {
+        self.meta("hpa", &mut hpa.metadata);
+        let target = &mut hpa.spec.scale_target_ref;
+        target.name = self.name(kind_category(&target.kind), &target.name);
+    }
+
+    fn pvc(&mut self, pvc: &mut PersistentVolumeClaim) {
+        let owner = self.ephemeral.get(&(pvc.metadata.namespace().to_owned(), pvc.metadata.name.clone())).cloned();
+        self.meta("pvc", &mut pvc.metadata);
+        // A generic ephemeral volume's claim is `<pod>-<volume>`: keep it named after both.
+        if let Some((pod, volume)) = owner {
+            pvc.metadata.name = format!("{}-{}", self.name("pod", &pod), self.name("vol", &volume));
         }
-        for class in &mut s.storage_classes {
-            self.meta("sc", &mut class.metadata);
-            for term in &mut class.allowed_topologies {
-                for expression in term.match_label_expressions.iter_mut().flatten() {
-                    for value in &mut expression.values {
-                        *value = self.label_value(&expression.key, value);
-                    }
+        if let Some(volume) = &mut pvc.spec.volume_name {
+            *volume = self.name("pv", volume);
+        }
+        if let Some(class) = &mut pvc.spec.storage_class_name {
+            *class = self.name("sc", class);
+        }
+    }
+
+    fn pv(&mut self, pv: &mut PersistentVolume) {
+        self.meta("pv", &mut pv.metadata);
+        if let Some(required) = pv.spec.node_affinity.as_mut().and_then(|a| a.required.as_mut()) {
+            self.node_selector(required);
+        }
+        if let Some(class) = &mut pv.spec.storage_class_name {
+            *class = self.name("sc", class);
+        }
+        for source in [&mut pv.spec.local, &mut pv.spec.host_path].into_iter().flatten() {
+            self.value(source);
+        }
+    }
+
+    fn storage_class(&mut self, class: &mut StorageClass) {
+        self.meta("sc", &mut class.metadata);
+        for term in &mut class.allowed_topologies {
+            for expression in term.match_label_expressions.iter_mut().flatten() {
+                for value in &mut expression.values {
+                    *value = self.label_value(&expression.key, value);
                 }
             }
         }
-        s.csi_nodes.iter_mut().for_each(|c| self.meta("node", &mut c.metadata));
-        s.events.iter_mut().for_each(|e| self.event(e));
     }
 
     /// Every original name seen → its replacement (label values included), for free text.
     fn known_names(&self) -> HashMap<String, String> {
         let mut known = HashMap::new();
-        let mut entries: Vec<_> = self.names.iter().collect();
-        entries.sort_by(|a, b| (category_rank(&a.0 .0), &a.0).cmp(&(category_rank(&b.0 .0), &b.0)));
-        for ((_, original), replacement) in entries {
+        let mut entries: Vec<(&String, &String, &String)> = self
+            .names
+            .iter()
+            .flat_map(|(category, names)| names.iter().map(move |(original, new)| (category, original, new)))
+            .collect();
+        entries.sort_by(|a, b| (category_rank(a.0), a.0, a.1).cmp(&(category_rank(b.0), b.0, b.1)));
+        for (_, original, replacement) in entries {
             known.entry(original.clone()).or_insert_with(|| replacement.clone());
         }
         known
@@ -652,30 +685,6 @@ fn keeps_value(key: &str) -> bool {
 /// kept only under keys a `Gt`/`Lt` compares (see [`numeric_keys`]).
 fn is_flag(value: &str) -> bool {
     value.is_empty() || matches!(value, "true" | "false" | "True" | "False")
-}
-
-/// The label keys of every `Gt`/`Lt` (and Karpenter's `Gte`/`Lte`) requirement anywhere in the snapshot (NodePools,
-/// NodeClaims, pods' node affinity, PersistentVolumes): their values must stay numbers.
-fn numeric_keys(snapshot: &Snapshot) -> HashSet<String> {
-    let mut keys = HashSet::new();
-    let mut stack = vec![snapshot.to_document()];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => {
-                let numeric = map
-                    .get("operator")
-                    .and_then(Value::as_str)
-                    .is_some_and(|op| matches!(op, "Gt" | "Lt" | "Gte" | "Lte"));
-                if let (true, Some(key)) = (numeric, map.get("key").and_then(Value::as_str)) {
-                    keys.insert(key.to_owned());
-                }
-                stack.extend(map.into_iter().map(|(_, v)| v));
-            }
-            _ => {}
-        }
-    }
-    keys
 }
 
 /// The prefix that places a redacted namespace between the kept ones around its original:
@@ -737,6 +746,22 @@ fn rewrite_text(text: &str, known: &HashMap<String, String>) -> String {
     out
 }
 
+/// An `unread` reason keeps only its first part, before any `:` (the rest is the server's text).
+fn redact_info(info: &mut SnapshotInfo) {
+    for unread in &mut info.unread {
+        let status = unread.reason.split(':').next().unwrap_or_default().trim();
+        unread.reason = status.to_owned();
+    }
+}
+
+fn rewrite_conditions(conditions: &mut [Condition], known: &HashMap<String, String>) {
+    for Condition { message, .. } in conditions {
+        if let Some(text) = message {
+            *text = rewrite_text(text, known);
+        }
+    }
+}
+
 fn rewrite_messages(s: &mut Snapshot, known: &HashMap<String, String>) {
     let conditions = s
         .nodes
@@ -755,5 +780,6 @@ fn rewrite_messages(s: &mut Snapshot, known: &HashMap<String, String>) {
     }
 }
 
+pub(super) mod objects;
 #[cfg(test)]
 mod tests;

@@ -5,8 +5,10 @@
 //! paginated lists of every kind docs/DESIGN.md names, and Karpenter's price metrics. The only async
 //! code of the crate lives here and below; [`fetch`] is sync and builds its own current-thread
 //! runtime. Read-only by construction: every request is a GET (see `http`), and Secrets and
-//! ConfigMaps are never asked for. Lists go through `serde_json::Value` into
-//! [`Snapshot::from_documents`], the same decoder file mode uses.
+//! ConfigMaps are never asked for. Each page is decoded as it arrives, item by item from its
+//! text, by the decoder file mode uses ([`ListDecoder`]); no JSON tree of a page is built, and
+//! only the Karpenter controller's own Deployment or pods are kept as JSON (to find its
+//! metrics).
 //!
 //! A kind the API server forbids (403) or does not serve (404) is a warning and an entry in
 //! `info.unread`, and the rest still runs; Karpenter's CRDs missing is [`Error::NoKarpenter`].
@@ -23,12 +25,13 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::core::params::ListParams;
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::Resource;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use self::http::{chain, Call, Failure, Http};
 use super::ClusterArgs;
 use crate::error::Error;
-use crate::snapshot::{Snapshot, UnreadKind};
+use crate::snapshot::{ListDecoder, Snapshot, UnreadKind};
 
 /// The per-request deadline when `--request-timeout` is not given.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -143,6 +146,36 @@ fn jobs() -> Vec<Job> {
 
 impl Job {
     /// Whether a listed item belongs in the snapshot (the server may ignore field selectors).
+    /// Reads only the field it needs; [`Job::keeps`] on the item's JSON tree decides when the
+    /// item's shape is unexpected.
+    fn keeps_raw(&self, item: &RawValue) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Text {
+            #[serde(default, deserialize_with = "string_or_none")]
+            phase: Option<String>,
+            #[serde(default, deserialize_with = "string_or_none")]
+            kind: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Probe {
+            #[serde(default)]
+            status: Option<Text>,
+            #[serde(default)]
+            involved_object: Option<Text>,
+        }
+        if self.subject.is_none() && self.kind.name != POD.name {
+            return true;
+        }
+        match serde_json::from_str::<Probe>(item.get()) {
+            Ok(probe) if self.subject.is_some() => {
+                probe.involved_object.and_then(|o| o.kind).as_deref() == self.subject
+            }
+            Ok(probe) => !matches!(probe.status.and_then(|s| s.phase).as_deref(), Some("Succeeded" | "Failed")),
+            Err(_) => serde_json::from_str::<Value>(item.get()).is_ok_and(|v| self.keeps(&v)),
+        }
+    }
+
     fn keeps(&self, item: &Value) -> bool {
         if let Some(subject) = self.subject {
             return item.pointer("/involvedObject/kind").and_then(Value::as_str) == Some(subject);
@@ -198,25 +231,18 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
 
     let mut unread: Vec<UnreadKind> = Vec::new();
     let mut lines: Vec<String> = Vec::new();
-    let mut documents = Vec::new();
+    let mut lists = Vec::new();
     let mut deployments = Vec::new();
     let mut pods = Vec::new();
     for (job, result) in jobs.iter().zip(results) {
         let failure = match result {
-            Ok(items) => {
-                let items: Vec<Value> = items.into_iter().filter(|item| job.keeps(item)).collect();
-                for mut item in items {
-                    if let Value::Object(map) = &mut item {
-                        map.insert("apiVersion".to_owned(), Value::from(job.kind.api_version()));
-                        map.insert("kind".to_owned(), Value::from(job.kind.name));
-                    }
-                    if job.kind.name == DEPLOYMENT.name {
-                        deployments.push(item.clone());
-                    } else if job.kind.name == POD.name {
-                        pods.push(item.clone());
-                    }
-                    documents.push(item);
+            Ok(listed) => {
+                if job.kind.name == DEPLOYMENT.name {
+                    deployments.extend(listed.karpenter);
+                } else if job.kind.name == POD.name {
+                    pods.extend(listed.karpenter);
                 }
+                lists.push(listed.decoder);
                 continue;
             }
             Err(failure) => failure,
@@ -262,7 +288,7 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
     }
 
     let controller = metrics::locate(&deployments, &pods);
-    let mut snapshot = Snapshot::from_documents(documents).map_err(|e| Error::Cluster {
+    let mut snapshot = Snapshot::from_lists(lists).map_err(|e| Error::Cluster {
         what: e.kind.clone(),
         message: format!("{} `{}`, field `{}`: {}", e.kind, e.name, e.field, e.message),
         help: format!("{}; the API server sent this object, so please report it as a bug", e.help),
@@ -314,16 +340,56 @@ fn price_warning(controller: &metrics::Controller, why: &str) -> String {
     )
 }
 
+/// One list, decoded as its pages arrived.
+struct Listed {
+    job: Job,
+    decoder: ListDecoder,
+    /// Items seen (for the progress line).
+    seen: usize,
+    /// The items labelled as Karpenter's controller, as JSON (Deployments and pods only).
+    karpenter: Vec<Value>,
+}
+
+impl http::Items for Listed {
+    fn item(&mut self, item: &RawValue) {
+        self.seen += 1;
+        if !self.job.keeps_raw(item) {
+            return;
+        }
+        if matches!(self.job.kind.name, "Deployment" | "Pod") && metrics::is_karpenter_raw(item) {
+            if let Ok(value) = serde_json::from_str(item.get()) {
+                self.karpenter.push(value);
+            }
+        }
+        self.decoder.add(item);
+    }
+
+    fn restart(&mut self) {
+        self.decoder.clear();
+        self.seen = 0;
+        self.karpenter.clear();
+    }
+}
+
 /// Runs every list concurrently; results come back in job order.
-async fn run_jobs(http: &Http, jobs: &[Job], progress: &mut Progress) -> Vec<Result<Vec<Value>, Failure>> {
+async fn run_jobs(http: &Http, jobs: &[Job], progress: &mut Progress) -> Vec<Result<Listed, Failure>> {
     let mut set = tokio::task::JoinSet::new();
     for (index, job) in jobs.iter().enumerate() {
         let http = http.clone();
         let path = DynamicObject::url_path(&job.kind.api_resource(), None);
         let params = job.params.clone();
-        set.spawn(async move { (index, http.list_all(&path, &params).await) });
+        let mut listed = Listed {
+            job: job.clone(),
+            decoder: ListDecoder::new(&job.kind.api_version(), job.kind.name),
+            seen: 0,
+            karpenter: Vec::new(),
+        };
+        set.spawn(async move {
+            let result = http.list_each(&path, &params, &mut listed).await;
+            (index, result.map(|()| listed))
+        });
     }
-    let mut results: Vec<Option<Result<Vec<Value>, Failure>>> = vec![None; jobs.len()];
+    let mut results: Vec<Option<Result<Listed, Failure>>> = (0..jobs.len()).map(|_| None).collect();
     let mut done = 0;
     let mut objects = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(200));
@@ -332,7 +398,7 @@ async fn run_jobs(http: &Http, jobs: &[Job], progress: &mut Progress) -> Vec<Res
             joined = set.join_next() => match joined {
                 Some(Ok((index, result))) => {
                     done += 1;
-                    objects += result.as_ref().map_or(0, Vec::len);
+                    objects += result.as_ref().map_or(0, |l| l.seen);
                     results[index] = Some(result);
                 }
                 Some(Err(e)) => {
@@ -351,6 +417,15 @@ async fn run_jobs(http: &Http, jobs: &[Job], progress: &mut Progress) -> Vec<Res
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Failure::Transport("a list task did not finish".to_owned()))))
         .collect()
+}
+
+/// A string field, or `None` for any other JSON value (what `Value::as_str` reads).
+fn string_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    use serde::Deserialize;
+    Ok(match Value::deserialize(deserializer)? {
+        Value::String(s) => Some(s),
+        _ => None,
+    })
 }
 
 /// Karpenter's CRDs are not served at v1: say whether an older Karpenter is installed.

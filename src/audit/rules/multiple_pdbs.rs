@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use foldhash::HashMap;
+
 use crate::audit::code::FindingCode;
 use crate::audit::context::{Context, Draft};
 use crate::audit::finding::Fix;
@@ -10,22 +12,34 @@ use crate::audit::fixes::list;
 use crate::audit::placement::place;
 use crate::audit::view::View;
 use crate::engine::pdb::EvictionBlock;
-use crate::snapshot::Pod;
+use crate::snapshot::{Pod, PodDisruptionBudget};
 
 /// Pods selected by more than one PDB: the eviction API refuses them.
 pub(super) fn multiple_pdbs<'a>(ctx: &Context<'a>) -> Vec<Draft<'a>> {
     let mut groups: BTreeMap<Vec<String>, (Vec<&'a Pod>, String)> = BTreeMap::new();
+    // Keys → the first pod and PDB of that key, as a front-to-back search finds them; built
+    // once, not searched per blocked pod.
+    let mut pods_by_key: HashMap<String, &'a Pod> = HashMap::default();
+    for p in ctx.pods.iter().rev() {
+        pods_by_key.insert(p.metadata.key(), p);
+    }
     for block in ctx.limits.can_evict_pods(&ctx.pods, ctx.now) {
         let message = block.message();
         if let EvictionBlock::MultiplePdbs { pod, pdbs } = block {
-            if let Some(p) = ctx.pods.iter().copied().find(|p| p.metadata.key() == pod) {
+            if let Some(p) = pods_by_key.get(&pod).copied() {
                 groups.entry(pdbs).or_insert_with(|| (Vec::new(), message)).0.push(p);
             }
         }
     }
+    let mut pdbs_by_key: HashMap<String, &'a PodDisruptionBudget> = HashMap::default();
+    if !groups.is_empty() {
+        for b in ctx.pdbs.iter().rev() {
+            pdbs_by_key.insert(b.metadata.key(), b);
+        }
+    }
     let mut out = Vec::new();
     for (pdbs, (pods, karpenter_message)) in groups {
-        let Some(first) = ctx.pdbs.iter().copied().find(|b| pdbs.first() == Some(&b.metadata.key())) else { continue };
+        let Some(first) = pdbs.first().and_then(|key| pdbs_by_key.get(key)).copied() else { continue };
         let view = View::new(ctx, first);
         let names: Vec<String> = pods.iter().map(|p| p.metadata.key()).collect();
         let (nodes, _, _) = place(ctx, &pods);

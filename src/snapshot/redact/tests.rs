@@ -217,3 +217,23 @@ fn an_ec2nodeclass_keeps_what_shapes_capacity_and_loses_the_accounts_details() {
     let reference = redacted.node_pools[0].spec.template.spec.node_class_ref.as_ref().expect("ref");
     assert_eq!(reference["name"], class.metadata.name.as_str(), "the pool still points at its class");
 }
+
+/// `snapshot` streams: the bytes it writes object by object are those of the whole document,
+/// plain or redacted, in JSON and YAML.
+#[test]
+fn streamed_text_is_the_whole_documents_text() {
+    let mut documents = vec![snapshot().to_document()];
+    // Objects whose redacted names sort apart from their originals' order would be reordered.
+    for (ns, name) in [("zeta", "a-pod"), ("alpha", "z-pod"), ("kube-system", "m-pod")] {
+        documents.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}}));
+    }
+    let original = Snapshot::from_documents(documents).expect("snapshot");
+    for json in [true, false] {
+        let mut plain = Vec::new();
+        original.write_text(json, false, &mut plain).expect("written");
+        assert_eq!(String::from_utf8(plain).expect("utf-8"), original.to_text(json), "json: {json}");
+        let mut redacted = Vec::new();
+        original.write_text(json, true, &mut redacted).expect("written");
+        assert_eq!(String::from_utf8(redacted).expect("utf-8"), redact(&original).to_text(json), "json: {json}");
+    }
+}

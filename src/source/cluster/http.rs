@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use kube::core::params::{GetParams, ListParams};
 use kube::Client;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Objects per page, as kubectl asks for.
@@ -134,16 +135,16 @@ impl Http {
         serde_json::from_slice(&body).map_err(|e| Failure::Decode(format!("{}: {e}", call.url())))
     }
 
-    /// Lists a whole collection, page by page, and returns its items.
+    /// Lists a whole collection, page by page, handing each page's items to `items` as the
+    /// page arrives (as slices of its text: no JSON tree is built), then drops the page.
     ///
     /// Follows `metadata.continue` until it is empty. The first page is a consistent read (no
     /// `resourceVersion`, as kubectl does; servers from 1.31 serve it from the watch cache), and
     /// continuation pages carry only the token, as the API requires. A token that expires
-    /// mid-list (410 Gone) restarts the list once.
-    pub(super) async fn list_all(&self, path: &str, base: &ListParams) -> Result<Vec<Value>, Failure> {
+    /// mid-list (410 Gone) restarts the list once ([`Items::restart`]).
+    pub(super) async fn list_each(&self, path: &str, base: &ListParams, items: &mut impl Items) -> Result<(), Failure> {
         let mut restarted = false;
         'restart: loop {
-            let mut items = Vec::new();
             let mut token: Option<String> = None;
             loop {
                 let mut params = base.clone().limit(PAGE_SIZE);
@@ -151,30 +152,18 @@ impl Http {
                     params = params.continue_token(token);
                 }
                 let call = Call::List { path: path.to_owned(), params };
-                let page = match self.get_json(&call).await {
-                    Ok(page) => page,
+                let body = match self.get(&call).await {
+                    Ok(body) => body,
                     Err(Failure::Status { code: 410, .. }) if token.is_some() && !restarted => {
                         restarted = true;
+                        items.restart();
                         continue 'restart;
                     }
                     Err(failure) => return Err(failure),
                 };
-                let Value::Object(mut page) = page else {
-                    return Err(Failure::Decode(format!("{path}: the answer is not a list")));
-                };
-                match page.remove("items") {
-                    Some(Value::Array(page_items)) => items.extend(page_items),
-                    Some(Value::Null) | None => {}
-                    Some(_) => return Err(Failure::Decode(format!("{path}: `items` is not an array"))),
-                }
-                let next = page
-                    .get("metadata")
-                    .and_then(|m| m.get("continue"))
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                    .map(str::to_owned);
+                let next = page(&body, path, &call, items)?;
                 match next {
-                    None => return Ok(items),
+                    None => return Ok(()),
                     Some(next) if token.as_deref() == Some(next.as_str()) => {
                         return Err(Failure::Decode(format!("{path}: the server repeated continue token `{next}`")))
                     }
@@ -223,6 +212,52 @@ impl Http {
 }
 
 /// Reads a `Status` body (or plain text from a proxy) into a failure.
+/// What [`Http::list_each`] hands a list's items to.
+pub(super) trait Items {
+    /// One item of a page, as its JSON text.
+    fn item(&mut self, item: &RawValue);
+    /// The list starts again from its first page: forget every item.
+    fn restart(&mut self);
+}
+
+/// One page of a list: its items to `items`, and the continue token.
+fn page(body: &[u8], path: &str, call: &Call, items: &mut impl Items) -> Result<Option<String>, Failure> {
+    #[derive(serde::Deserialize)]
+    struct Page<'a> {
+        #[serde(borrow, default)]
+        items: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        metadata: Option<&'a RawValue>,
+    }
+    let not_json = |e: &dyn fmt::Display| Failure::Decode(format!("{}: {e}", call.url()));
+    let text = std::str::from_utf8(body).map_err(|e| not_json(&e))?;
+    let page: Page<'_> = match serde_json::from_str(text) {
+        Ok(page) => page,
+        // Valid JSON but no object (or an object of the wrong shape).
+        Err(_) if serde_json::from_str::<&RawValue>(text).is_ok_and(|v| !v.get().starts_with('{')) => {
+            return Err(Failure::Decode(format!("{path}: the answer is not a list")))
+        }
+        Err(e) => return Err(not_json(&e)),
+    };
+    match page.items.map(RawValue::get) {
+        None | Some("null") => {}
+        Some(list) if list.starts_with('[') => {
+            let list: Vec<&RawValue> = serde_json::from_str(list).map_err(|e| not_json(&e))?;
+            for item in list {
+                items.item(item);
+            }
+        }
+        Some(_) => return Err(Failure::Decode(format!("{path}: `items` is not an array"))),
+    }
+    let metadata: Option<Value> = page.metadata.and_then(|m| serde_json::from_str(m.get()).ok());
+    Ok(metadata
+        .as_ref()
+        .and_then(|m| m.get("continue"))
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned))
+}
+
 fn status_failure(code: u16, canonical: &str, body: &[u8], retry_after: Option<Duration>) -> Failure {
     let parsed: Option<Value> = serde_json::from_slice(body).ok();
     let field =

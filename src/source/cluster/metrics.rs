@@ -32,6 +32,34 @@ pub(super) struct Controller {
     pub(super) version: Option<String>,
 }
 
+/// Whether a listed Deployment or pod carries Karpenter's name label, read from its text
+/// without building its JSON tree (only such objects are kept for [`locate`]).
+pub(super) fn is_karpenter_raw(item: &serde_json::value::RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        labels: Option<std::collections::HashMap<String, Value>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        metadata: Option<Meta>,
+    }
+    match serde_json::from_str::<Probe>(item.get()) {
+        Ok(probe) => probe
+            .metadata
+            .and_then(|m| m.labels)
+            .is_some_and(|labels| labels.get(NAME_LABEL).and_then(Value::as_str) == Some("karpenter")),
+        // An unexpected shape: let the JSON tree decide, as `locate` reads it.
+        Err(_) => serde_json::from_str::<Value>(item.get()).is_ok_and(|v| {
+            v.pointer("/metadata/labels")
+                .and_then(|l| l.get(NAME_LABEL))
+                .and_then(Value::as_str)
+                .is_some_and(|n| n == "karpenter")
+        }),
+    }
+}
+
 /// Finds the controller among listed Deployments, else among listed pods.
 pub(super) fn locate(deployments: &[Value], pods: &[Value]) -> Option<Controller> {
     let is_karpenter = |v: &&Value| {
