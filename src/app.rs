@@ -376,9 +376,20 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
     }
 }
 
+/// From this many pods, `snapshot` without `-o` writes JSON: a YAML snapshot of 10,000 pods
+/// and more takes over ten times as long as the same JSON to read back (bench/RESULTS.md).
+const JSON_BY_DEFAULT_FROM_PODS: usize = 10_000;
+
 fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Failure> {
     let (json, sink) = match &cli.output.output {
         Output::Format(Format::Json) => (true, Sink::Stdout),
+        Output::Format(Format::Text) if snapshot.pods.len() >= JSON_BY_DEFAULT_FROM_PODS => {
+            warn_note(&format!(
+                "{} pods: writing JSON, which reads back over ten times faster than YAML at this size; -o yaml writes YAML",
+                snapshot.pods.len()
+            ));
+            (true, Sink::Stdout)
+        }
         Output::Format(Format::Yaml | Format::Text) => (false, Sink::Stdout),
         Output::Format(other) => {
             return Err(Failure::Usage(format!("snapshot writes yaml or json, not {other:?}").to_lowercase()))
@@ -387,6 +398,11 @@ fn write_snapshot(cli: &Cli, snapshot: &Snapshot, redact: bool) -> Result<u8, Fa
     };
     sink.stream(|out| snapshot.write_text(json, redact, out))?;
     Ok(EXIT_OK)
+}
+
+/// One `note:` line on stderr (a closed stderr loses nothing that matters).
+fn warn_note(note: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "note: {note}");
 }
 
 /// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters).

@@ -535,3 +535,26 @@ fn instance_types_lists_a_pools_catalogue_with_the_source_of_each_figure() {
         .failure()
         .stderr(contains("nope"));
 }
+
+/// From 10,000 pods `snapshot` without `-o` writes JSON (a YAML snapshot that size reads back
+/// over ten times slower) and says so on stderr; `-o yaml` still writes YAML.
+#[test]
+fn a_big_snapshot_is_written_as_json_unless_yaml_is_asked_for() {
+    let mut items = vec![json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"}})];
+    items.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}}));
+    items.extend((0..10_000).map(|i| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("p-{i}"), "namespace": "ns"},
+               "spec": {"nodeName": "node-a"}})
+    }));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.json");
+    std::fs::write(&path, json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()).expect("written");
+    let path = path.to_str().expect("utf-8 path");
+    let output = cmd().args(["--snapshot", path, "snapshot"]).output().expect("the binary runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let written: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(written["items"].as_array().map(Vec::len), Some(10_003), "SnapshotInfo, NodePool, Node, 10,000 pods");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("10000 pods: writing JSON"), "the note says why");
+    let yaml = stdout_of(&["--snapshot", path, "snapshot", "-o", "yaml"]);
+    assert!(yaml.starts_with(b"apiVersion: v1\n"), "{}", String::from_utf8_lossy(&yaml[..40.min(yaml.len())]));
+}
