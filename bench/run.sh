@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-# bench/run.sh: wall time and peak RSS of kubectl-consolidation on synthetic snapshots.
+# bench/run.sh: wall time, CPU time and peak RSS of every kubectl-consolidation command on
+# synthetic clusters, optionally side by side with an older binary.
 #
-# Builds the release binary and `examples/synth`, generates one JSON snapshot per scale
-# (NODESxPODS, with 20 NodePools and one PDB per 50 pods), and measures each command with
-# /usr/bin/time (or python3's resource module when it is missing), under `timeout`:
+# Builds the release binary and `examples/synth` (and `examples/apiserver` with LIVE=1),
+# generates one JSON snapshot per cluster and measures each command with /usr/bin/time under
+# `timeout`, RUNS times (alternating with BASE_BIN's runs when it is given; medians reported):
 #
-#   load     score nodepool/<none>   load the file, index the cluster, stop ("not found")
-#   budgets  budgets -o json         the closest thing to "load + trivial" (it replays the round)
-#   plan     plan -o json
-#   explain  explain node/<a busy node> -o json
-#   forecast forecast -o json             rounds until nothing acts (issue: at most 10× plan)
+#   load      score nodepool/<none>      read and decode the file, index the cluster, stop
+#   plan      plan -o json
+#   explain   explain <a busy node> -o json
+#   score     score nodepool/<a pool> -o json
+#   budgets   budgets -o json            (replays the whole round before it prints)
+#   pdb-audit pdb-audit -A -o json
+#   snapshot  snapshot -o json           (and `snapshot --redact -o json`)
+#   forecast  forecast -o json           (when the binary has the command)
+#   live      load through the API server examples/apiserver serves the same file from
+#             (LIVE=1): `--kubeconfig K score nodepool/<none>`, to set against `load`
 #
-# Usage:  bench/run.sh [NODESxPODS ...]          default: 500x15000 2000x60000 5000x150000
-# Env:    TIMEOUT=300        seconds per measured command ("did not finish" past it)
-#         RESULTS=bench/RESULTS.md   where the figures go ("-": stdout only)
+# Clusters: NODES (30 pods per node, 20 NodePools, one PDB per 50 pods) for each argument,
+# plus, unless EXTRA=0, at EXTRA_NODES nodes: `volumes` (every workload of at most 5 replicas a
+# StatefulSet with a PVC per pod) and `multinode` (no empty or drifted node: MultiNode
+# consolidation acts after its binary search).
+#
+# Usage:  bench/run.sh [NODES ...]               default: 1000 5000 10000
+# Env:    RUNS=3            runs per command and binary (clusters of 10,000 nodes and more: 1)
+#         BASE_BIN=PATH     an older binary, measured alternately with this one
+#         LIVE=1            also measure live mode (not for clusters above LIVE_MAX_NODES=5000)
+#         EXTRA=1 EXTRA_NODES=2000
+#         COMMANDS="load plan ..."   a subset
+#         TIMEOUT=300       seconds per measured command ("did not finish" past it)
+#         RESULTS=bench/RESULTS.md   where the table goes ("-": stdout only)
 #         WORK=/tmp/kubectl-consolidation-bench   where the snapshots go (kept for reuse)
-#         BENCH_REVISION     label for the code measured (default: git describe)
-# A command that timed out at one scale is not tried at the larger ones.
+#         BENCH_REVISION    label for the code measured (default: git describe)
+# A command that timed out on one cluster is not tried on the larger ones (per binary).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,105 +40,160 @@ cd "$root"
 TIMEOUT="${TIMEOUT:-300}"
 RESULTS="${RESULTS:-bench/RESULTS.md}"
 WORK="${WORK:-/tmp/kubectl-consolidation-bench}"
-if [ "$#" -gt 0 ]; then scales=("$@"); else scales=(500x15000 2000x60000 5000x150000); fi
+RUNS="${RUNS:-3}"
+LIVE="${LIVE:-0}"
+LIVE_MAX_NODES="${LIVE_MAX_NODES:-5000}"
+EXTRA="${EXTRA:-1}"
+EXTRA_NODES="${EXTRA_NODES:-2000}"
+BASE_BIN="${BASE_BIN:-}"
+COMMANDS="${COMMANDS:-load plan explain score budgets pdb-audit snapshot snapshot-redact forecast live}"
+if [ "$#" -gt 0 ]; then sizes=("$@"); else sizes=(1000 5000 10000); fi
 mkdir -p "$WORK"
 
 echo "building (release)…" >&2
-cargo build --release --quiet --bin kubectl-consolidation --example synth
+examples=(--example synth)
+[ "$LIVE" = 1 ] && examples+=(--example apiserver)
+cargo build --release --quiet --bin kubectl-consolidation "${examples[@]}"
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 bin="$target/release/kubectl-consolidation"
 synth="$target/release/examples/synth"
+apiserver="$target/release/examples/apiserver"
 
-# measure LOG CMD...: runs CMD under timeout; prints "seconds peak_mib exit_code".
+# measure LOG CMD...: runs CMD under timeout; prints "wall_s cpu_s peak_mib exit_code".
 measure() {
   local log="$1"; shift
   local stats; stats="$(mktemp)"
   local rc=0
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%e %M' -o "$stats" timeout "$TIMEOUT" "$@" >/dev/null 2>"$log" || rc=$?
-    # GNU time writes "Command exited with non-zero status N" first when the command fails.
-    read -r secs kib < <(tail -n 1 "$stats")
-  else
-    python3 - "$stats" "$TIMEOUT" "$@" 2>"$log" <<'PY' || rc=$?
-import resource, subprocess, sys, time
-out, limit, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-start = time.monotonic()
-rc = subprocess.call(["timeout", limit, *cmd], stdout=subprocess.DEVNULL)
-secs = time.monotonic() - start
-kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-open(out, "w").write(f"{secs:.2f} {kib}\n")
-sys.exit(rc)
-PY
-    read -r secs kib < <(tail -n 1 "$stats")
-  fi
+  /usr/bin/time -f '%e %U %S %M' -o "$stats" timeout "$TIMEOUT" "$@" >/dev/null 2>"$log" || rc=$?
+  # GNU time writes "Command exited with non-zero status N" first when the command fails.
+  read -r secs user sys kib < <(tail -n 1 "$stats")
   rm -f "$stats"
-  echo "$secs $((kib / 1024)) $rc"
+  echo "$secs $(python3 -c "print(f'{$user + $sys:.2f}')") $((kib / 1024)) $rc"
 }
+
+# median of the arguments (numbers).
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# Clusters: "label nodes synth-args…".
+clusters=()
+for n in "${sizes[@]}"; do clusters+=("plain $n"); done
+if [ "$EXTRA" = 1 ]; then
+  clusters+=("volumes $EXTRA_NODES --stateful-pct 100")
+  clusters+=("multinode $EXTRA_NODES --empty-pct 0 --drifted-pct 0")
+fi
 
 revision="${BENCH_REVISION:-$(git -C "$root" describe --always --dirty 2>/dev/null || echo 'not a git checkout')}"
 cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)"
 memory="$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null || true)"
+binaries=(new)
+[ -n "$BASE_BIN" ] && binaries=(base new)
 declare -A timed_out=()
 rows=()
 
-for scale in "${scales[@]}"; do
-  nodes="${scale%x*}"; pods="${scale#*x}"
-  file="$WORK/synth-${nodes}x${pods}.json"
-  echo "== ${nodes} nodes × ${pods} pods: generating $file" >&2
-  "$synth" --nodes "$nodes" --pods "$pods" --pools 20 --pdbs $((pods / 50)) --seed 1 -o "$file" 2>"$WORK/synth.log"
+for cluster in "${clusters[@]}"; do
+  read -r label nodes synth_args <<<"$cluster"
+  pods=$((nodes * 30))
+  file="$WORK/synth-${label}-${nodes}.json"
+  echo "== ${label}: ${nodes} nodes × ${pods} pods: generating $file" >&2
+  # shellcheck disable=SC2086
+  "$synth" --nodes "$nodes" --pods "$pods" --pools 20 --pdbs $((pods / 50)) --seed 1 $synth_args -o "$file" 2>"$WORK/synth.log"
   cat "$WORK/synth.log" >&2
   node="$(sed -n 's/^explain: //p' "$WORK/synth.log")"
+  pool="$(head -c 2000000 "$file" | grep -o '"kind":"NodePool","metadata":{"name":"[^"]*"' | head -n 1 | sed 's/.*"name":"//; s/"$//')"
   mib="$(( $(stat -c %s "$file") / 1048576 ))"
-  for command in load budgets plan explain forecast; do
+  runs="$RUNS"; [ "$nodes" -ge 10000 ] && runs=1
+  server_pid=""
+  if [ "$LIVE" = 1 ] && [ "$nodes" -le "$LIVE_MAX_NODES" ] && [[ " $COMMANDS " == *" live "* ]]; then
+    mkfifo "$WORK/apiserver.in" 2>/dev/null || true
+    "$apiserver" "$file" "$WORK/kube" <"$WORK/apiserver.in" >"$WORK/apiserver.out" 2>&1 &
+    server_pid=$!
+    exec 9>"$WORK/apiserver.in"
+    until grep -q '^ready' "$WORK/apiserver.out" 2>/dev/null; do
+      kill -0 "$server_pid" 2>/dev/null || { echo "apiserver failed: $(cat "$WORK/apiserver.out")" >&2; break; }
+      sleep 1
+    done
+  fi
+  for command in $COMMANDS; do
     case "$command" in
-      load) args=(score nodepool/bench-no-such-pool) ;;
-      budgets) args=(budgets -o json) ;;
-      plan) args=(plan -o json) ;;
-      explain) args=(explain "$node" -o json) ;;
-      forecast) args=(forecast -o json) ;;
+      load) args=(--snapshot "$file" score nodepool/bench-no-such-pool) ;;
+      plan) args=(--snapshot "$file" plan -o json) ;;
+      explain) args=(--snapshot "$file" explain "$node" -o json) ;;
+      score) args=(--snapshot "$file" score "nodepool/$pool" -o json) ;;
+      budgets) args=(--snapshot "$file" budgets -o json) ;;
+      pdb-audit) args=(--snapshot "$file" pdb-audit -A -o json) ;;
+      snapshot) args=(--snapshot "$file" snapshot -o json) ;;
+      snapshot-redact) args=(--snapshot "$file" snapshot --redact -o json) ;;
+      forecast) args=(--snapshot "$file" forecast -o json) ;;
+      live) [ -n "$server_pid" ] || continue
+            args=(--kubeconfig "$WORK/kube/kubeconfig" --request-timeout 0 score nodepool/bench-no-such-pool) ;;
     esac
-    if [ -n "${timed_out[$command]:-}" ]; then
-      rows+=("| ${nodes}×${pods} | ${mib} | \`${command}\` | — | — | not run: did not finish in ${TIMEOUT} s at ${timed_out[$command]} |")
-      echo "   $command: skipped (timed out at ${timed_out[$command]})" >&2
-      continue
-    fi
-    read -r secs peak rc < <(measure "$WORK/$command.log" "$bin" --snapshot "$file" "${args[@]}")
-    case "$rc" in
-      0) status="ok" ;;
-      124) status="did not finish in ${TIMEOUT} s"; timed_out[$command]="${nodes}×${pods}"; secs="≥ ${TIMEOUT}" ;;
-      *) if [ "$command" = load ] && grep -qE 'not in the snapshot|not_found' "$WORK/$command.log"; then status="ok (stops at \"not found\")"
-         else status="failed (exit $rc): $(head -c 200 "$WORK/$command.log" | tr '\n' ' ')"; fi ;;
-    esac
-    echo "   $command: $secs s, peak ${peak} MiB, $status" >&2
-    rows+=("| ${nodes}×${pods} | ${mib} | \`${command}\` | ${secs} | ${peak} | ${status} |")
+    for which in "${binaries[@]}"; do
+      b="$bin"; [ "$which" = base ] && b="$BASE_BIN"
+      if [ "$command" = forecast ] && ! "$b" forecast --help >/dev/null 2>&1; then continue; fi
+      if [ -n "${timed_out[$which/$command]:-}" ]; then
+        rows+=("| ${label} | ${nodes}×${pods} | \`${command}\` | ${which} | — | — | — | — | $(date -u +%H:%M) | not run: did not finish in ${TIMEOUT} s at ${timed_out[$which/$command]} |")
+        continue
+      fi
+    done
+    declare -A walls=() cpus=() peaks=() status=()
+    for ((run = 1; run <= runs; run++)); do
+      for which in "${binaries[@]}"; do
+        b="$bin"; [ "$which" = base ] && b="$BASE_BIN"
+        [ -n "${timed_out[$which/$command]:-}" ] && continue
+        if [ "$command" = forecast ] && ! "$b" forecast --help >/dev/null 2>&1; then continue; fi
+        read -r secs cpu peak rc < <(measure "$WORK/$command.log" "$b" "${args[@]}")
+        case "$rc" in
+          0) st="ok" ;;
+          124) st="did not finish in ${TIMEOUT} s"; timed_out[$which/$command]="${label} ${nodes}" ;;
+          *) if [[ "$command" = load || "$command" = live ]] && grep -qE 'not in the snapshot|not_found|not found' "$WORK/$command.log"; then st="ok"
+             else st="failed (exit $rc): $(head -c 160 "$WORK/$command.log" | tr '\n|' '  ')"; fi ;;
+        esac
+        walls[$which]+="$secs "; cpus[$which]+="$cpu "; peaks[$which]+="$peak "; status[$which]="$st"
+        echo "   $command [$which] run $run: ${secs} s wall, ${cpu} s CPU, ${peak} MiB, $st" >&2
+        [ "$rc" = 124 ] && break
+      done
+    done
+    for which in "${binaries[@]}"; do
+      [ -n "${walls[$which]:-}" ] || continue
+      # shellcheck disable=SC2086
+      wall="$(median ${walls[$which]})"; cpu="$(median ${cpus[$which]})"; peak="$(median ${peaks[$which]})"
+      per="$(python3 -c "print(f'{$wall / ($nodes / 1000):.2f}')")"
+      rows+=("| ${label} | ${nodes}×${pods} | \`${command}\` | ${which} | ${wall} | ${cpu} | ${peak} | ${per} | $(date -u +%H:%M) | ${status[$which]} |")
+    done
+    unset walls cpus peaks status
   done
+  if [ -n "$server_pid" ]; then
+    exec 9>&-
+    wait "$server_pid" 2>/dev/null || true
+    rm -f "$WORK/apiserver.in"
+  fi
 done
 
 report() {
   echo "# Benchmark results"
   echo
-  echo "Written by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC')."
+  echo "Written by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC') (each row says when it was taken)."
   echo
   echo "- machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, ${memory:-unknown} RAM"
-  echo "- code: ${revision}; $(rustc --version 2>/dev/null || echo 'rustc ?')"
-  echo "- snapshots: \`examples/synth\` (seed 1, 20 NodePools, one PDB per 50 pods), one JSON \`v1 List\` each"
-  echo "- each command ran once under \`timeout ${TIMEOUT}\`; wall time and peak RSS from \`/usr/bin/time\`"
+  echo "- code: \`new\` is ${revision}$([ -n "$BASE_BIN" ] && echo "; \`base\` is $(basename "$BASE_BIN")"); $(rustc --version 2>/dev/null || echo 'rustc ?')"
+  echo "- snapshots: \`examples/synth\` (seed 1, 30 pods per node, 20 NodePools, one PDB per 50 pods), one JSON \`v1 List\` each"
+  echo "- each figure is the median of ${RUNS} runs (1 at 10,000 nodes and more) under \`timeout ${TIMEOUT}\`, old and new"
+  echo "  binaries alternating; wall and CPU (user + system) time and peak RSS from \`/usr/bin/time\`"
   echo
-  echo "\`load\` is \`score nodepool/<none>\`: read and decode the file, pair Nodes and NodeClaims, index"
-  echo "pods, then stop at \"not found\" — the cost of loading. \`budgets\` replays the whole round before it"
-  echo "prints the budgets, so it costs what \`plan\` costs. \`explain\` explains the busy node \`synth\` names."
+  echo "\`load\` is \`score nodepool/<none>\`: read and decode the file, index the cluster, stop at \"not found\"."
+  echo "\`live\` is the same through the loopback API server \`examples/apiserver\` serves the file from"
+  echo "(its own CPU is not counted). \`s / 1k nodes\` is wall time per 1,000 nodes: flat when a command"
+  echo "scales linearly, growing with the size when it does not."
   echo
-  echo "| nodes×pods | file MiB | command | wall s | peak RSS MiB | status |"
-  echo "|---|---:|---|---:|---:|---|"
+  echo "| cluster | nodes×pods | command | code | wall s | CPU s | peak MiB | s / 1k nodes | taken (UTC) | status |"
+  echo "|---|---|---|---|---:|---:|---:|---:|---|---|"
   printf '%s\n' "${rows[@]}"
-  echo
-  echo "Goals (issue \"Speed\"): \`plan\` within 1.5× \`load\`, \`explain\` under 1 s once loaded"
-  echo "(\`explain\` − \`load\`), peak RSS under 1 GiB; \`forecast\` to steady state within 10× \`plan\`."
 }
 
 if [ "$RESULTS" = "-" ]; then
   report
 else
-  report > "$RESULTS"
-  cat "$RESULTS"
+  report > "$RESULTS.new"
+  cat "$RESULTS.new"
+  mv "$RESULTS.new" "$RESULTS"
 fi

@@ -1,5 +1,6 @@
-//! `cargo bench --bench replay`: what loading a snapshot, replaying the round (`plan`) and
-//! explaining one node cost on synthetic clusters of growing size.
+//! `cargo bench --bench replay`: what loading a snapshot, replaying the round (`plan`),
+//! explaining one node, writing the snapshot back and every other command cost on synthetic
+//! clusters of growing size, against the floor of a plain JSON parse of the same file.
 //!
 //! Each scale's snapshot comes from the generator of `examples/synth` (shared through
 //! `#[path]`), is written to a temporary JSON file and read back from it; then the figures are
@@ -10,15 +11,24 @@
 //! * `explain`: what `explain node/X` costs once the snapshot is loaded: the round replayed
 //!   with a verdict for that node only (`engine::replay_focused`), then
 //!   `report::explain::explain`;
+//! * `floor`: a plain `serde_json::Value` parse of the same file (read whole, then parsed), the
+//!   least any JSON load costs; `load/floor` is the ratio (simd-json, the other floor the
+//!   issue names, cannot be fetched on the machine these figures come from, so it is not here);
+//! * `snapshot`, `redact`: `Snapshot::write_text` as `snapshot -o json` (and `--redact`) runs
+//!   it, into a sink;
 //! * `forecast`: rounds until nothing acts (`forecast::rounds_to_steady_state`), once;
+//! * `score`, `budgets`, `pdb-audit`: the CLI itself (`CARGO_BIN_EXE_kubectl-consolidation`)
+//!   on the file, wall time of the whole process, load included (their entry points are not
+//!   library API);
 //!
 //! with the peak resident memory of each phase (`VmHWM`, reset through `/proc/self/clear_refs`;
 //! Linux only, `n/a` elsewhere). A slow replay is run once, and once a replay takes longer than
 //! `REPLAY_BENCH_MAX_SECS` (default 600) the larger scales are skipped.
 //!
-//! Environment: `REPLAY_BENCH_SCALES=500x15000,2000x60000` (nodes × pods; default 500×15,000,
-//! 2,000×60,000 and 5,000×150,000), `REPLAY_BENCH_RUNS=N` (runs per phase; default 5, 3 and 1
-//! by scale), `REPLAY_BENCH_MAX_SECS`.
+//! Environment: `REPLAY_BENCH_SCALES=1000x30000,5000x150000` (nodes × pods; default 1,000,
+//! 5,000 and 10,000 nodes of 30 pods, then a volume-heavy and a MultiNode-heavy cluster of
+//! 2,000 nodes: `volumes:2000x60000`, `multinode:2000x60000`), `REPLAY_BENCH_RUNS=N` (runs per
+//! phase; default 3 up to 2,000 nodes, else 1), `REPLAY_BENCH_MAX_SECS`.
 //!
 //! Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test: one tiny
 //! cluster, each phase once, checked for consistency, in well under two seconds.
@@ -34,9 +44,12 @@ use kubectl_consolidation::report::explain::explain;
 use kubectl_consolidation::snapshot::Snapshot;
 use kubectl_consolidation::source::file::read_path;
 
-/// One cluster size to measure.
+/// One cluster to measure.
 #[derive(Debug, Clone, Copy)]
 struct Scale {
+    /// `plain`, `volumes` (a StatefulSet with a PVC per pod for every workload of at most 5
+    /// replicas) or `multinode` (no empty or drifted node, so MultiNode consolidation acts).
+    kind: &'static str,
     nodes: usize,
     pods: usize,
 }
@@ -47,10 +60,16 @@ struct Row {
     file_mib: f64,
     load: Duration,
     load_peak: Option<f64>,
+    floor: Duration,
     plan: Duration,
     plan_peak: Option<f64>,
     explain: Duration,
     forecast: Duration,
+    snapshot: Duration,
+    redact: Duration,
+    redact_peak: Option<f64>,
+    /// `score`, `budgets`, `pdb-audit` through the CLI.
+    cli: [Duration; 3],
     runs: usize,
 }
 
@@ -63,9 +82,11 @@ fn main() {
     let scales = std::env::var("REPLAY_BENCH_SCALES").ok().map_or_else(
         || {
             vec![
-                Scale { nodes: 500, pods: 15_000 },
-                Scale { nodes: 2_000, pods: 60_000 },
-                Scale { nodes: 5_000, pods: 150_000 },
+                Scale { kind: "plain", nodes: 1_000, pods: 30_000 },
+                Scale { kind: "plain", nodes: 5_000, pods: 150_000 },
+                Scale { kind: "plain", nodes: 10_000, pods: 300_000 },
+                Scale { kind: "volumes", nodes: 2_000, pods: 60_000 },
+                Scale { kind: "multinode", nodes: 2_000, pods: 60_000 },
             ]
         },
         |v| parse_scales(&v),
@@ -75,7 +96,8 @@ fn main() {
     for scale in scales {
         if let Some(slow) = rows.iter().find(|r| r.plan.as_secs() > max_secs) {
             println!(
-                "skipping {}×{}: the replay at {}×{} took {:.0} s (> REPLAY_BENCH_MAX_SECS={max_secs})",
+                "skipping {} {}×{}: the replay at {}×{} took {:.0} s (> REPLAY_BENCH_MAX_SECS={max_secs})",
+                scale.kind,
                 scale.nodes,
                 scale.pods,
                 slow.scale.nodes,
@@ -84,11 +106,7 @@ fn main() {
             );
             continue;
         }
-        let default_runs = match scale.nodes {
-            0..=500 => 5,
-            501..=2_000 => 3,
-            _ => 1,
-        };
+        let default_runs = if scale.nodes <= 2_000 { 3 } else { 1 };
         let runs = env_number("REPLAY_BENCH_RUNS").map_or(default_runs, |n: usize| n.max(1));
         rows.push(measure(scale, runs, true));
         print_table(&rows);
@@ -101,6 +119,11 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
     if scale.nodes < 100 {
         params.pools = 5;
     }
+    match scale.kind {
+        "volumes" => params.stateful_pct = 100.0,
+        "multinode" => (params.empty_pct, params.drifted_pct) = (0.0, 0.0),
+        _ => {}
+    }
     let started = Instant::now();
     let synth = gen::generate(&params);
     let file = tempfile::Builder::new().suffix(".json").tempfile().expect("a temporary file");
@@ -108,13 +131,24 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
     let (node, summary) = (synth.explain_node.clone(), synth.summary.clone());
     drop(synth);
     if verbose {
-        println!("{}×{}: {summary}; generated and written in {:.2?}", scale.nodes, scale.pods, started.elapsed());
+        println!(
+            "{} {}×{}: {summary}; generated and written in {:.2?}",
+            scale.kind,
+            scale.nodes,
+            scale.pods,
+            started.elapsed()
+        );
         // Progress only: a closed stdout is not worth failing the bench for.
         let _ = std::io::stdout().flush();
     }
     let bytes = std::fs::metadata(file.path()).expect("the snapshot was written").len();
     let file_mib = bytes as f64 / f64::from(1u32 << 20);
 
+    let (floor, parsed) = timed(runs, || {
+        let text = std::fs::read_to_string(file.path()).expect("the snapshot reads");
+        serde_json::from_str::<serde_json::Value>(&text).expect("the snapshot is JSON")
+    });
+    drop(parsed);
     reset_peak();
     let (load, snapshot) = timed(runs, || read_path(file.path()).expect("the synthetic snapshot loads"));
     let load_peak = peak_mib();
@@ -140,7 +174,49 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
     check(&snapshot, &replay, explanation.is_some(), &params, &node);
     let (forecast, _rounds) =
         timed(1, || kubectl_consolidation::forecast::rounds_to_steady_state(snapshot.clone(), now));
-    Row { scale, file_mib, load, load_peak, plan, plan_peak, explain: explain_time, forecast, runs }
+    let (snapshot_time, ()) =
+        timed(runs, || snapshot.write_text(true, false, std::io::sink()).expect("the snapshot is written"));
+    reset_peak();
+    let (redact, ()) =
+        timed(runs, || snapshot.write_text(true, true, std::io::sink()).expect("the redacted snapshot is written"));
+    let redact_peak = peak_mib();
+    let pool = snapshot.node_pools.first().map(|p| format!("nodepool/{}", p.metadata.name)).unwrap_or_default();
+    drop((replay, snapshot));
+    let path = file.path().to_str().expect("a UTF-8 temporary path");
+    let cli = [
+        vec!["score", pool.as_str(), "-o", "json"],
+        vec!["budgets", "-o", "json"],
+        vec!["pdb-audit", "-A", "-o", "json"],
+    ]
+    .map(|args| timed(runs, || run_cli(path, &args)).0);
+    Row {
+        scale,
+        file_mib,
+        load,
+        load_peak,
+        floor,
+        plan,
+        plan_peak,
+        explain: explain_time,
+        forecast,
+        snapshot: snapshot_time,
+        redact,
+        redact_peak,
+        cli,
+        runs,
+    }
+}
+
+/// Runs the CLI on the snapshot file, its output discarded; it must succeed.
+fn run_cli(snapshot: &str, args: &[&str]) {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .arg("--snapshot")
+        .arg(snapshot)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("the CLI runs");
+    assert!(status.success(), "kubectl-consolidation {} failed: {status}", args.join(" "));
 }
 
 /// The generated snapshot must load whole and the replay must cover every node.
@@ -173,24 +249,50 @@ fn print_table(rows: &[Row]) {
     let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_owned(), |m| format!("{m:.0}"));
     println!();
     println!(
-        "{:>13} {:>8} {:>10} {:>9} {:>10} {:>9} {:>9} {:>11} {:>10} {:>5}",
-        "nodes×pods", "file MiB", "load", "peak MiB", "plan", "peak MiB", "plan/load", "explain", "forecast", "runs"
+        "{:>21} {:>5} {:>8} {:>8} {:>5} {:>5} {:>8} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>5} {:>8} {:>8} {:>9} {:>4}",
+        "cluster",
+        "MiB",
+        "load",
+        "floor",
+        "l/fl",
+        "peak",
+        "plan",
+        "peak",
+        "p/l",
+        "explain",
+        "forecast",
+        "snapshot",
+        "redact",
+        "peak",
+        "score",
+        "budgets",
+        "pdb-audit",
+        "runs"
     );
     for r in rows {
         println!(
-            "{:>13} {:>8.0} {:>10} {:>9} {:>10} {:>9} {:>9.2} {:>11} {:>10} {:>5}",
-            format!("{}×{}", r.scale.nodes, r.scale.pods),
+            "{:>21} {:>5.0} {:>8} {:>8} {:>5.2} {:>5} {:>8} {:>5} {:>5.2} {:>8} {:>8} {:>8} {:>8} {:>5} {:>8} {:>8} {:>9} {:>4}",
+            format!("{} {}×{}", r.scale.kind, r.scale.nodes, r.scale.pods),
             r.file_mib,
             human(r.load),
+            human(r.floor),
+            r.load.as_secs_f64() / r.floor.as_secs_f64().max(1e-9),
             mib(r.load_peak),
             human(r.plan),
             mib(r.plan_peak),
             r.plan.as_secs_f64() / r.load.as_secs_f64().max(1e-9),
             human(r.explain),
             human(r.forecast),
+            human(r.snapshot),
+            human(r.redact),
+            mib(r.redact_peak),
+            human(r.cli[0]),
+            human(r.cli[1]),
+            human(r.cli[2]),
             r.runs
         );
     }
+    println!("(score, budgets and pdb-audit: the CLI's whole run, load included)");
     println!();
 }
 
@@ -204,12 +306,15 @@ fn human(d: Duration) -> String {
     }
 }
 
-/// `nodes×pods` (or `nodesxpods`) pairs, comma-separated.
+/// `[kind:]nodes×pods` (or `nodesxpods`) pairs, comma-separated; kind is `plain` (default),
+/// `volumes` or `multinode`.
 fn parse_scales(text: &str) -> Vec<Scale> {
     text.split(',')
-        .filter_map(|pair| {
-            let (nodes, pods) = pair.trim().split_once(['x', '×', 'X'])?;
-            Some(Scale { nodes: nodes.trim().parse().ok()?, pods: pods.trim().parse().ok()? })
+        .filter_map(|item| {
+            let (kind, pair) = item.trim().split_once(':').unwrap_or(("plain", item.trim()));
+            let kind = ["plain", "volumes", "multinode"].into_iter().find(|k| *k == kind)?;
+            let (nodes, pods) = pair.split_once(['x', '×', 'X'])?;
+            Some(Scale { kind, nodes: nodes.trim().parse().ok()?, pods: pods.trim().parse().ok()? })
         })
         .collect()
 }
@@ -235,7 +340,7 @@ fn peak_mib() -> Option<f64> {
 /// `cargo test --all-targets`: a tiny cluster through every phase once.
 fn smoke() {
     let started = Instant::now();
-    let row = measure(Scale { nodes: 20, pods: 400 }, 1, false);
+    let row = measure(Scale { kind: "plain", nodes: 20, pods: 400 }, 1, false);
     print_table(&[row]);
     println!(
         "replay bench smoke test passed in {:.2?} (run `cargo bench --bench replay` for figures)",

@@ -47,6 +47,9 @@ struct Args {
     /// without claims, to time volume handling against (`plan` on both).
     #[arg(long)]
     no_pvcs: bool,
+    /// Percentage of workloads of at most 5 replicas that are StatefulSets with a PVC per pod.
+    #[arg(long, default_value_t = 3.0)]
+    stateful_pct: f64,
     /// Output file, `-` for stdout.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
     params.seed = args.seed;
     params.empty_pct = args.empty_pct;
     params.drifted_pct = args.drifted_pct;
+    params.stateful_pct = args.stateful_pct;
     let started = Instant::now();
     let mut synth = gen::generate(&params);
     if args.no_pvcs {

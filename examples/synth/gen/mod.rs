@@ -140,12 +140,15 @@ pub(crate) struct Params {
     pub empty_pct: f64,
     /// Percentage of NodeClaims with `Drifted=True`.
     pub drifted_pct: f64,
+    /// Percentage of workloads (of at most 5 replicas) that are StatefulSets, each pod with
+    /// its own PVC-bound zonal volume (a volume-heavy cluster: 100).
+    pub stateful_pct: f64,
 }
 
 impl Params {
     /// The defaults of the scale (20 pools, 3,000 PDBs at 150,000 pods), scaled.
     pub(crate) fn scaled(nodes: usize, pods: usize) -> Params {
-        Params { nodes, pods, pools: 20, pdbs: pods / 50, seed: 1, empty_pct: 3.0, drifted_pct: 1.0 }
+        Params { nodes, pods, pools: 20, pdbs: pods / 50, seed: 1, empty_pct: 3.0, drifted_pct: 1.0, stateful_pct: 3.0 }
     }
 }
 
@@ -375,7 +378,7 @@ pub(crate) fn generate(p: &Params) -> Synth {
     // Application workloads.
     let app_pods = p.pods.saturating_sub(snapshot.pods.len());
     let groups = Groups::new(&plans, &pools);
-    let workloads = workload_plans(app_pods, &plans, &pools, &groups, &mut rng);
+    let workloads = workload_plans(app_pods, &plans, &pools, &groups, p.stateful_pct, &mut rng);
     let mut packer = Packer { nodes: &mut plans, groups, cursor: BTreeMap::new() };
     let mut placed = Placed::default();
     let mut counter = 0;

@@ -113,6 +113,7 @@ pub(super) fn workload_plans(
     nodes: &[NodePlan],
     pools: &[PoolPlan],
     groups: &Groups,
+    stateful_pct: f64,
     rng: &mut Rng,
 ) -> Vec<WorkloadPlan> {
     let total_cpu: f64 = nodes.iter().map(|n| n.cpu_free as f64).sum();
@@ -159,7 +160,7 @@ pub(super) fn workload_plans(
         }
         .min(left);
         left -= replicas;
-        let stateful = rng.chance(0.03) && replicas <= 5;
+        let stateful = rng.chance(stateful_pct / 100.0) && replicas <= 5;
         let name = format!("{}-{}-{index}", rng.pick(&APPS), rng.pick(&ROLES));
         let cpu = ((rng.pick(&cpu_menu) * cpu_scale / 10.0).round() as i128 * 10).max(10);
         let memory_mib = ((cpu as f64 * rng.pick(&ratio_menu) * memory_scale) as i128).max(16);
