@@ -30,7 +30,7 @@ use jiff::SignedDuration;
 
 use super::budget::Rule;
 use super::finding::Severity;
-use super::workloads::{collect, owner_of, WorkloadId};
+use super::workloads::{collect, owner_of, Controllers, WorkloadId};
 use crate::engine::pdb::{is_ready, Limits};
 use crate::engine::pod;
 use crate::snapshot::{condition, Pod, PodDisruptionBudget, Snapshot};
@@ -117,7 +117,8 @@ pub(crate) fn impact(
     if on_nodes.is_empty() {
         return Vec::new();
     }
-    let affected: BTreeSet<WorkloadId> = on_nodes.iter().map(|p| owner_of(snapshot, p)).collect();
+    let controllers = Controllers::new(snapshot);
+    let affected: BTreeSet<WorkloadId> = on_nodes.iter().map(|p| owner_of(&controllers, p)).collect();
     // Only pods that could share an affected workload are resolved: same namespace, and a
     // controller whose name starts with the workload's (a Deployment's ReplicaSets are
     // `<name>-<hash>`), so a plan over a big cluster does not resolve every pod.
@@ -129,10 +130,11 @@ pub(crate) fn impact(
             let owner = p.metadata.controller().map_or(p.metadata.name.as_str(), |o| o.name.as_str());
             affected.iter().any(|w| w.namespace == p.metadata.namespace() && owner.starts_with(w.name.as_str()))
         })
-        .filter(|p| affected.contains(&owner_of(snapshot, p)))
+        .filter(|p| affected.contains(&owner_of(&controllers, p)))
         .collect();
+    let owners: Vec<WorkloadId> = candidates.iter().map(|p| owner_of(&controllers, p)).collect();
     let limits = Limits::new(&snapshot.pdbs);
-    let mut out: Vec<WorkloadImpact> = collect(snapshot, &candidates)
+    let mut out: Vec<WorkloadImpact> = collect(&controllers, &candidates, &owners)
         .into_values()
         .map(|workload| {
             let on_node = |p: &&Pod| p.spec.node_name.as_ref().is_some_and(|n| nodes.contains(n));
