@@ -147,9 +147,11 @@ impl<'a> Controllers<'a> {
     /// The HPA whose `scaleTargetRef` names the workload (the first in snapshot order if
     /// several do).
     fn hpa_for(&self, id: &WorkloadId) -> Option<Hpa> {
-        self.hpas
-            .get(&(id.namespace.as_str(), id.kind.as_str(), id.name.as_str()))
-            .map(|h| Hpa { name: h.metadata.key(), min: h.spec.min_replicas.unwrap_or(1), max: h.spec.max_replicas })
+        self.hpas.get(&(id.namespace.as_str(), id.kind.as_str(), id.name.as_str())).map(|h| Hpa {
+            name: h.metadata.key(),
+            min: h.spec.min_replicas.unwrap_or(1),
+            max: h.spec.max_replicas,
+        })
     }
 }
 
@@ -205,8 +207,7 @@ pub(super) fn collect<'a>(
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| stable_labels(&pods));
             let hpa = controllers.hpa_for(id);
-            let workload =
-                Workload { id: id.clone(), replicas, controller_known: spec.is_some(), hpa, pods, selector };
+            let workload = Workload { id: id.clone(), replicas, controller_known: spec.is_some(), hpa, pods, selector };
             (id.clone(), workload)
         })
         .collect()
