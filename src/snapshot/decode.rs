@@ -189,13 +189,13 @@ impl ListDecoder {
 
     /// Decodes one listed item, as if it carried the list's `apiVersion` and `kind`.
     pub fn add(&mut self, item: &RawValue) {
-        if self.failed.is_some() {
-            return;
-        }
         #[derive(Default, serde::Deserialize)]
         #[serde(default)]
         struct ItemHead {
             metadata: HeadMeta,
+        }
+        if self.failed.is_some() {
+            return;
         }
         let at = Document { index: 0, item_path: Vec::new() };
         let object = Object::Raw { text: item.get(), raw: item };

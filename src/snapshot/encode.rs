@@ -178,7 +178,7 @@ struct InstanceTypes<'a> {
 
 /// Calls `f` with every item of the list, in order, redacted when `redaction` is given.
 fn visit<V: Visitor>(s: &Snapshot, redaction: Option<&Redaction>, f: &mut V) -> Result<(), V::Error> {
-    let info = redaction.map(|r| r.info(&s.info));
+    let info = redaction.map(|_| Redaction::info(&s.info));
     f.item(&WithKind { api_version: API_VERSION, kind: "SnapshotInfo", object: info.as_ref().unwrap_or(&s.info) })?;
     let types = redaction.map(|r| r.instance_types(&s.instance_types));
     let types = types.as_deref().unwrap_or(&s.instance_types);

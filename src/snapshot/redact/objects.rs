@@ -176,7 +176,7 @@ impl Redaction {
         Redaction { redactor: RefCell::new(redactor), known }
     }
 
-    pub(in crate::snapshot) fn info(&self, info: &SnapshotInfo) -> SnapshotInfo {
+    pub(in crate::snapshot) fn info(info: &SnapshotInfo) -> SnapshotInfo {
         let mut info = info.clone();
         redact_info(&mut info);
         info
@@ -186,8 +186,12 @@ impl Redaction {
     pub(in crate::snapshot) fn instance_types(&self, types: &[InstanceType]) -> Vec<InstanceType> {
         let r = &mut *self.redactor.borrow_mut();
         let mut out: Vec<InstanceType> = types.to_vec();
-        out.iter_mut().for_each(|it| r.instance_type(it));
-        out.iter_mut().for_each(|it| r.instance_type_class(it));
+        for it in &mut out {
+            r.instance_type(it);
+        }
+        for it in &mut out {
+            r.instance_type_class(it);
+        }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
