@@ -32,6 +32,7 @@
 #         RESULTS=bench/RESULTS.md   where the table goes ("-": stdout only)
 #         WORK=/tmp/kubectl-consolidation-bench   where the snapshots go (kept for reuse)
 #         BENCH_REVISION    label for the code measured (default: git describe)
+#         NO_BUILD=1        measure the release binaries already built
 # A command that timed out on one cluster is not tried on the larger ones (per binary).
 set -euo pipefail
 
@@ -50,11 +51,13 @@ COMMANDS="${COMMANDS:-load plan explain score budgets pdb-audit snapshot snapsho
 if [ "$#" -gt 0 ]; then sizes=("$@"); else sizes=(1000 5000 10000); fi
 mkdir -p "$WORK"
 
-echo "building (release)…" >&2
-examples=(--example synth)
-[ "$LIVE" = 1 ] && examples+=(--example apiserver)
-cargo build --release --quiet --bin kubectl-consolidation "${examples[@]}"
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  echo "building (release)…" >&2
+  examples=(--example synth)
+  [ "$LIVE" = 1 ] && examples+=(--example apiserver)
+  cargo build --release --quiet --bin kubectl-consolidation "${examples[@]}"
+fi
 bin="$target/release/kubectl-consolidation"
 synth="$target/release/examples/synth"
 apiserver="$target/release/examples/apiserver"
