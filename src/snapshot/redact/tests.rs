@@ -227,6 +227,13 @@ fn streamed_text_is_the_whole_documents_text() {
     for (ns, name) in [("zeta", "a-pod"), ("alpha", "z-pod"), ("kube-system", "m-pod")] {
         documents.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}}));
     }
+    // A generic ephemeral volume's claim is renamed after its pod and volume, not mapped.
+    documents.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "y-pod", "namespace": "zeta"},
+        "spec": {"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}]}}));
+    for name in ["y-pod-scratch", "b-claim"] {
+        documents.push(json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                              "metadata": {"name": name, "namespace": "zeta"}}));
+    }
     let original = Snapshot::from_documents(documents).expect("snapshot");
     for json in [true, false] {
         let mut plain = Vec::new();
