@@ -654,7 +654,7 @@ fn category_rank(category: &str) -> u8 {
 }
 
 /// The category of a name by the kind that owns it.
-fn kind_category(kind: &str) -> &str {
+fn kind_category(kind: &str) -> &'static str {
     match kind {
         "Node" => "node",
         "Pod" => "pod",

@@ -31,25 +31,13 @@ pub(in crate::snapshot) trait Redactable: Clone + Serialize {
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(in crate::snapshot) struct SortKey(Option<Timestamp>, String, String);
 
-/// The category of a kind's own names (what [`Redactor::meta`] is called with).
+/// The category of a kind's own names (what [`Redactor::meta`] is called with): the one
+/// references use (`kind_category`), so an object and a reference to it redact alike.
 fn category(kind: &str) -> &'static str {
     match kind {
-        "Node" | "CSINode" => "node",
-        "Pod" => "pod",
-        "PodDisruptionBudget" => "pdb",
-        "DaemonSet" => "ds",
-        "ReplicaSet" => "rs",
-        "Deployment" => "deploy",
-        "StatefulSet" => "sts",
-        "HorizontalPodAutoscaler" => "hpa",
-        "PersistentVolumeClaim" => "pvc",
-        "PersistentVolume" => "pv",
-        "StorageClass" => "sc",
-        "NodePool" => "nodepool",
-        "NodeClaim" => "nodeclaim",
-        "EC2NodeClass" => "nodeclass",
+        "CSINode" => "node",
         "Event" => "event",
-        _ => "obj",
+        _ => super::kind_category(kind),
     }
 }
 
