@@ -42,7 +42,7 @@ fn validate_one(text: &str) -> Result<(), String> {
         if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) || field != "replicas" {
             return Err("expected deployment|statefulset/NS/NAME.replicas".into());
         }
-        return value.parse::<u32>().map(drop).map_err(|_| format!("`{value}` is not a replica count"));
+        return replica_count(value).map(drop);
     }
     let field = key.split_once('.').map_or(key, |(prefix, field)| {
         if prefix.starts_with("nodepool/") || !prefix.contains('/') {
@@ -75,8 +75,7 @@ fn validate_pdb(rest: &str, value: &str) -> Result<(), String> {
     if !matches!(field, "minAvailable" | "maxUnavailable") {
         return Err(format!("unknown PodDisruptionBudget field `{field}` (minAvailable, maxUnavailable)"));
     }
-    let count = value.strip_suffix('%').unwrap_or(value);
-    count.parse::<u32>().map(drop).map_err(|_| format!("`{value}` is not a count or a percentage (1, 50%)"))
+    pdb_amount(value).map(drop)
 }
 
 /// A NodePool budget's `nodes`: the CRD's pattern `^((100|[0-9]{1,2})%|[0-9]+)$`
@@ -165,21 +164,30 @@ fn split_target<'t>(text: &str, rest: &'t str, shape: &str) -> Result<(&'t str, 
     Ok((ns, name, field))
 }
 
+/// A PDB's `minAvailable`/`maxUnavailable` value: a non-negative integer or a percentage.
+fn pdb_amount(value: &str) -> Result<IntOrString, String> {
+    match value.strip_suffix('%') {
+        Some(p) if p.parse::<u32>().is_ok() => Ok(IntOrString::String(value.to_owned())),
+        _ => value
+            .parse::<i32>()
+            .ok()
+            .filter(|v| *v >= 0)
+            .map(IntOrString::Int)
+            .ok_or_else(|| format!("`{value}` is not a count or a percentage (1, 50%)")),
+    }
+}
+
+/// A workload's `replicas` value.
+fn replica_count(value: &str) -> Result<usize, String> {
+    value.parse().map_err(|_| format!("`{value}` is not a replica count"))
+}
+
 /// `minAvailable` or `maxUnavailable` (an integer or a percentage; the other is cleared, as the
 /// API allows one), and the status the disruption controller would then write
 /// (kubernetes `pkg/controller/disruption/disruption.go` `updatePdbStatus`).
 fn set_pdb(snapshot: &mut Snapshot, text: &str, rest: &str, value: &str) -> Result<String, String> {
     let (ns, name, field) = split_target(text, rest, "pdb/NS/NAME.minAvailable=VALUE")?;
-    let amount = match value.strip_suffix('%') {
-        Some(p) if p.parse::<u32>().is_ok() => IntOrString::String(value.to_owned()),
-        _ => IntOrString::Int(
-            value
-                .parse::<i32>()
-                .ok()
-                .filter(|v| *v >= 0)
-                .ok_or_else(|| format!("`{text}`: `{value}` is not a count or a percentage (1, 50%)"))?,
-        ),
-    };
+    let amount = pdb_amount(value).map_err(|why| format!("`{text}`: {why}"))?;
     let pdb = snapshot
         .pdbs
         .iter_mut()
@@ -218,7 +226,7 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
     if field != "replicas" {
         return Err(format!("`{text}`: unknown field `{field}` (replicas)"));
     }
-    let wanted: usize = value.parse().map_err(|_| format!("`{text}`: `{value}` is not a replica count"))?;
+    let wanted = replica_count(value).map_err(|why| format!("`{text}`: {why}"))?;
     let kind_name = if kind == "deployment/" { "Deployment" } else { "StatefulSet" };
     let id = format!("{kind_name}/{ns}/{name}");
     let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
