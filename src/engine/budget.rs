@@ -190,7 +190,10 @@ pub fn scaled_value(nodes: &str, total: i64) -> Result<i64, String> {
         if !(0..=100).contains(&p) {
             return Err(format!("invalid budget nodes `{nodes}`: percentage must be 0-100"));
         }
-        return Ok((p * total + 99) / 100);
+        // A node count is never negative, and the product is taken in i128 so that no count,
+        // however absurd, overflows: the share of at most all of `total` always fits back.
+        let share = (i128::from(p) * i128::from(total.max(0)) + 99) / 100;
+        return Ok(i64::try_from(share).unwrap_or(i64::MAX));
     }
     nodes.parse::<i64>().ok().filter(|v| *v >= 0).ok_or_else(|| format!("invalid budget nodes `{nodes}`"))
 }
@@ -354,6 +357,12 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn percent_of_any_count_never_overflows(p in 0i64..=100, total in any::<i64>()) {
+            let v = scaled_value(&format!("{p}%"), total).unwrap();
+            prop_assert!((0..=total.max(0)).contains(&v));
+        }
+
         #[test]
         fn percent_never_below_exact_share(p in 0i64..=100, total in 0i64..10_000) {
             let v = scaled_value(&format!("{p}%"), total).unwrap();
