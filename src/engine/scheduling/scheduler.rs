@@ -212,6 +212,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     pub(super) fn solve(&mut self) {
         let pods = std::mem::take(&mut self.queue);
         let mut outcomes: Vec<Option<PodMove>> = vec![None; pods.len()];
+        // Per pod: its last failed attempt, when that failure is to be spelled out.
+        let mut unexplained: Vec<Option<Unexplained<'a>>> = vec![None; pods.len()];
         let mut queue = queue::Queue::new(pods.len());
         let mut failed_bound = 0;
         while let Some(at) = queue.pop() {
@@ -222,13 +224,29 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             if was_failed_bound {
                 failed_bound -= 1;
             }
-            let mv = self.outcome(pod, &tried, pending, from_deleting, outcome, failed_bound);
+            let (mv, why_not) = self.outcome(pod, tried, pending, from_deleting, outcome, failed_bound);
             if !pending && mv.to == Destination::Nowhere {
                 failed_bound += 1;
             }
             outcomes[at] = Some(mv);
+            unexplained[at] = why_not;
             if failed {
                 queue.push(at);
+            }
+        }
+        // Spelled out only now, once per pod that failed for good: the loop stops after a whole
+        // cycle in which nothing landed, so the state now is the state each of those pods saw
+        // on its last attempt, and the refusals read the same as they would have then.
+        for (mv, why_not) in outcomes.iter_mut().zip(unexplained) {
+            if let (Some(mv), Some(why_not)) = (mv.as_mut(), why_not) {
+                let refusals = self.refusals(why_not.pod, &why_not.tried);
+                let mut why = vec![refusals.summary()];
+                if self.world.templates.is_empty() {
+                    why.push("no NodePool can launch capacity for it".into());
+                }
+                why.extend(why_not.claim_errors);
+                mv.why = why;
+                mv.rejections = refusals.nodes;
             }
         }
         self.results.moves = outcomes.into_iter().flatten().collect();
@@ -317,16 +335,17 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
     }
 
-    /// The pod's move as reported: where it went and why.
+    /// The pod's move as reported: where it went and why; for a failure to spell out, what
+    /// [`Self::solve`] needs to do so once the pass is over.
     fn outcome(
         &self,
         pod: &'a Pod,
-        tried: &Pod,
+        tried: Cow<'a, Pod>,
         pending: bool,
         from_deleting: bool,
         outcome: Result<Placement, Vec<String>>,
         failed_bound: usize,
-    ) -> PodMove {
+    ) -> (PodMove, Option<Unexplained<'a>>) {
         let key = pod.metadata.key();
         let detail = self.options.detail;
         let (to, mut why, rejections) = match outcome {
@@ -349,7 +368,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 };
                 let mut rejections = Vec::new();
                 if detail {
-                    let refusals = self.refusals(pod, tried);
+                    let refusals = self.refusals(pod, &tried);
                     why = format!("{why}; {}", refusals.summary());
                     rejections = refusals.nodes;
                 }
@@ -359,13 +378,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 (Destination::Nowhere, errors, Vec::new())
             }
             Err(claim_errors) if detail || (!pending && failed_bound < ERRORS_LISTED) => {
-                let refusals = self.refusals(pod, tried);
-                let mut why = vec![refusals.summary()];
-                if self.world.templates.is_empty() {
-                    why.push("no NodePool can launch capacity for it".into());
-                }
-                why.extend(claim_errors);
-                (Destination::Nowhere, why, refusals.nodes)
+                let why_not = Unexplained { pod, tried, claim_errors };
+                return (
+                    PodMove { pod: key, pending, to: Destination::Nowhere, why: Vec::new(), rejections: Vec::new() },
+                    Some(why_not),
+                );
             }
             Err(_) => (Destination::Nowhere, Vec::new(), Vec::new()),
         };
@@ -373,7 +390,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         {
             why.push(DRA_NOT_SIMULATED.to_owned());
         }
-        PodMove { pod: key, pending, to, why, rejections }
+        (PodMove { pod: key, pending, to, why, rejections }, None)
     }
 
     /// `Scheduler.add`: the first existing node that takes the pod (initialized first, then by
@@ -494,6 +511,15 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
         out
     }
+}
+
+/// A failed attempt whose refusals are still to be written: the pod, its copy as last tried
+/// (preferences relaxed) and each NodePool's reason.
+#[derive(Debug, Clone)]
+struct Unexplained<'a> {
+    pod: &'a Pod,
+    tried: Cow<'a, Pod>,
+    claim_errors: Vec<String>,
 }
 
 /// Where a placed pod is, for topology.
