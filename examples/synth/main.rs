@@ -50,6 +50,12 @@ struct Args {
     /// Percentage of workloads of at most 5 replicas that are StatefulSets with a PVC per pod.
     #[arg(long, default_value_t = 3.0)]
     stateful_pct: f64,
+    /// Percentage of bound application pods (DaemonSet pods aside) pinned to their node by a
+    /// required node affinity on `kubernetes.io/hostname`: such a pod has nowhere else to go,
+    /// so no candidate holding one can be consolidated (100: SingleNode walks every candidate
+    /// and each one fails its simulation).
+    #[arg(long, default_value_t = 0.0)]
+    pinned_pct: f64,
     /// Output file, `-` for stdout.
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
             pod.spec.volumes.clear();
         }
     }
+    pin_to_nodes(&mut synth.snapshot.pods, args.pinned_pct);
     let generated = started.elapsed();
     let written = if args.output.as_os_str() == "-" {
         gen::write_json(&synth.snapshot, io::stdout().lock())
@@ -94,4 +101,39 @@ fn main() -> ExitCode {
         synth.explain_node
     );
     ExitCode::SUCCESS
+}
+
+/// Pins every `100 / pct`-th bound application pod (by position, so the choice is
+/// deterministic) to its node with a required `kubernetes.io/hostname` node affinity.
+fn pin_to_nodes(pods: &mut [kubectl_consolidation::snapshot::Pod], pct: f64) {
+    use k8s_openapi::api::core::v1::{Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
+    if pct <= 0.0 {
+        return;
+    }
+    let mut seen = 0.0_f64;
+    let mut pinned = 0.0_f64;
+    for pod in pods {
+        let daemon = pod.metadata.owner_references.iter().any(|o| o.kind == "DaemonSet");
+        let Some(node) = pod.spec.node_name.clone().filter(|_| !daemon) else { continue };
+        seen += 1.0;
+        // Pin while the pinned share is behind `pct`: an even spread at any percentage.
+        if pinned * 100.0 >= seen * pct {
+            continue;
+        }
+        pinned += 1.0;
+        let term = NodeSelectorTerm {
+            match_expressions: Some(vec![NodeSelectorRequirement {
+                key: "kubernetes.io/hostname".into(),
+                operator: "In".into(),
+                values: Some(vec![node]),
+            }]),
+            match_fields: None,
+        };
+        let affinity = pod.spec.affinity.get_or_insert_with(Affinity::default);
+        affinity
+            .node_affinity
+            .get_or_insert_with(NodeAffinity::default)
+            .required_during_scheduling_ignored_during_execution =
+            Some(NodeSelector { node_selector_terms: vec![term] });
+    }
 }

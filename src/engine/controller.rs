@@ -78,6 +78,7 @@ fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool)
     let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") });
     let budgets = build_budget_mapping(&cluster);
     let single_moves = std::cell::RefCell::default();
+    let explained: Vec<bool> = cluster.nodes.iter().map(|n| verdicts && focus.is_none_or(|f| n.is_named(f))).collect();
     let ctx = Context {
         cluster: &cluster,
         world: &world,
@@ -85,6 +86,7 @@ fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool)
         budgets: &budgets,
         totals: &totals,
         single_moves: &single_moves,
+        explained: &explained,
     };
     let mut acting: Option<(Method, Outcome)> = None;
     let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
@@ -117,7 +119,7 @@ fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool)
         })
         .collect();
     let estimates = Estimates::new(snapshot);
-    let in_focus = |c: &Candidate<'_>| verdicts && focus.is_none_or(|f| cluster.nodes[c.index].is_named(f));
+    let in_focus = |c: &Candidate<'_>| explained[c.index];
     let nodes = candidates
         .iter()
         .filter(|c| in_focus(c))

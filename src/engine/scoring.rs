@@ -50,7 +50,7 @@ pub(crate) fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Opt
         .iter()
         .filter(|c| c.pool.is_some_and(|p| p.metadata.name == pool) && c.passes(false))
         .map(|c| {
-            let m = compute_consolidation(&world, &[c], Kind::Single, false);
+            let m = compute_consolidation(&world, &[c], Kind::Single, false, false);
             let score = m.decision.map(|_| balanced::score_move(m.savings, c.disruption_cost, totals));
             MoveScore {
                 node: c.name.clone(),

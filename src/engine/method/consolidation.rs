@@ -52,11 +52,12 @@ pub(crate) fn compute_consolidation(
     candidates: &[&Candidate<'_>],
     kind: Kind,
     lift_pod_gates: bool,
+    decision_only: bool,
 ) -> Move {
     let cluster = world.cluster;
     let indices: Vec<usize> = candidates.iter().map(|c| c.index).collect();
-    let results =
-        scheduling::simulate(world, &indices, Options { consolidation: true, lift_pod_gates, ..Options::default() });
+    let options = Options { consolidation: true, lift_pod_gates, decision_only, ..Options::default() };
+    let results = scheduling::simulate(world, &indices, options);
     let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     let nothing = |results: Results, reason: Reason| Move {
         decision: None,

@@ -115,9 +115,17 @@ pub(crate) struct Context<'c, 'a> {
     /// Single-node moves already judged, by (node, gates lifted): the round's and each node's
     /// own verdict ask for the same move.
     pub single_moves: &'c RefCell<BTreeMap<(usize, bool), single_node::SingleMove>>,
+    /// Per node (indexed like the cluster's nodes): whether this replay writes its verdict.
+    /// Why the round passed over any other node is never read, so it is not worked out.
+    pub explained: &'c [bool],
 }
 
 impl<'a> Context<'_, 'a> {
+    /// Whether node `i`'s verdict is written, so why the round passed it over is read.
+    pub(crate) fn explains(&self, i: usize) -> bool {
+        self.explained.get(i).copied().unwrap_or(true)
+    }
+
     /// Remaining budget of the candidate's pool for a reason.
     pub(crate) fn remaining(&self, c: &Candidate<'_>, reason: DisruptionReason) -> i64 {
         c.pool.and_then(|p| self.budgets.get(&p.metadata.name)).map_or(0, |b| b.remaining(reason))

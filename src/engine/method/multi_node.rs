@@ -53,7 +53,7 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     while min <= max {
         let mid = usize::midpoint(min, max);
         let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
-        let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi, false);
+        let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi, false, false);
         let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
         if scored {
             best = Some((prefix, attempt));

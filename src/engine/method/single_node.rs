@@ -56,11 +56,23 @@ fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> 
             "no allowed disruptions for disruption reason Underutilized in its NodePool",
         ));
     }
-    let single = single_move(ctx, c, false);
+    let single = if ctx.explains(c.index) { single_move(ctx, c, false) } else { unexplained_move(ctx, c) };
     if let Some(command) = single.command {
         outcome.commands.push(command);
     }
     single.reason
+}
+
+/// The move of a candidate whose verdict nobody reads: judged on the decision alone (cheaper
+/// when it fails, see [`crate::engine::scheduling::Options::decision_only`]), and judged again
+/// in full only when it acts, so that the command reads as it always does. Its reason when it
+/// fails is the decision's code without the per-pod detail.
+fn unexplained_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
+    let quick = judge(ctx, c, false, true);
+    if quick.command.is_some() {
+        return single_move(ctx, c, false);
+    }
+    quick
 }
 
 /// One candidate's single-node move: the command, or why there is none (and the simulation
@@ -80,7 +92,7 @@ pub(crate) fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gat
     if let Some(known) = ctx.single_moves.borrow().get(&key) {
         return known.clone();
     }
-    let single = judge(ctx, c, key.1);
+    let single = judge(ctx, c, key.1, false);
     ctx.single_moves.borrow_mut().insert(key, single.clone());
     single
 }
@@ -90,7 +102,7 @@ pub(crate) fn single_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gat
 pub(crate) fn own_move(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
     let key = move_key(ctx, c, lift_pod_gates);
     let known = ctx.single_moves.borrow_mut().remove(&key);
-    known.unwrap_or_else(|| judge(ctx, c, key.1))
+    known.unwrap_or_else(|| judge(ctx, c, key.1, false))
 }
 
 /// The memo's key of a move: lifting gates that hold no pod is the same move as not lifting.
@@ -98,7 +110,7 @@ fn move_key(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> (
     (c.index, lift_pod_gates && crate::engine::scheduling::gates_hold_pods(ctx.world, c.index))
 }
 
-fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> SingleMove {
+fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool, decision_only: bool) -> SingleMove {
     if let Some(score) = balanced::can_pass_threshold(c, ctx.totals).filter(|s| !s.approved) {
         let reason = Reason::new(
             Code::BalancedScoreTooLow,
@@ -107,7 +119,7 @@ fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool) -> Sing
         .at(upstream::CAN_PASS_THRESHOLD);
         return SingleMove { command: None, reason: Some(reason), results: None };
     }
-    let m = compute_consolidation(ctx.world, &[c], Kind::Single, lift_pod_gates);
+    let m = compute_consolidation(ctx.world, &[c], Kind::Single, lift_pod_gates, decision_only);
     let Some(decision) = m.decision else {
         return SingleMove { command: None, reason: m.findings.into_iter().next(), results: Some(m.results) };
     };

@@ -18,8 +18,11 @@ use crate::snapshot::{InstanceType, Offering, Pod, Resources};
 /// Upstream's placeholder hostname of a new NodeClaim (`NewNodeClaim`), numbered per
 /// simulation so the same input gives the same names.
 pub(super) fn placeholder_hostname(n: usize) -> String {
-    format!("hostname-placeholder-{n:04}")
+    format!("{PLACEHOLDER_PREFIX}{n:04}")
 }
+
+/// What every placeholder hostname starts with.
+pub(super) const PLACEHOLDER_PREFIX: &str = "hostname-placeholder-";
 
 /// The label a reserved offering's capacity reservation ID goes under (the AWS provider's
 /// `cloudprovider.ReservationIDLabel`).

@@ -3,27 +3,63 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/queue.go` (`NewQueue`,
 //! `byCPUAndMemoryDescending`).
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 use super::world::World;
-use crate::snapshot::{Pod, Resources};
+use crate::snapshot::Pod;
 
 /// Sorts the pods to place: cpu request descending, then memory descending, then creation time,
 /// then UID (`byCPUAndMemoryDescending`); the pod's key last, for inputs without UIDs.
-pub(super) fn sort(queue: &mut [(&Pod, bool, bool)], world: &World<'_, '_>) {
-    queue.sort_by(|(a, ..), (b, ..)| by_cpu_and_memory_descending(world, a, b));
+///
+/// Each pod's sort key is read once (not once per comparison): the queue of every simulation
+/// holds all pending pods and the pods of every deleting node, so this runs over and over.
+pub(super) fn sort<'a>(queue: &mut [(&'a Pod, bool, bool)], world: &World<'_, '_>) {
+    queue.sort_by_cached_key(|&(pod, ..)| {
+        let requests = world.requests(pod);
+        let get = |k: &str| requests.get(k).copied().unwrap_or_default();
+        (
+            Reverse(get("cpu")),
+            Reverse(get("memory")),
+            pod.metadata.creation_timestamp,
+            pod.metadata.uid.as_str(),
+            ObjectKey { namespace: pod.metadata.namespace.as_deref(), name: &pod.metadata.name },
+        )
+    });
 }
 
-fn by_cpu_and_memory_descending(world: &World<'_, '_>, a: &Pod, b: &Pod) -> Ordering {
-    let (ra, rb) = (world.requests(a), world.requests(b));
-    let get = |r: &Resources, k: &str| r.get(k).copied().unwrap_or_default();
-    get(&rb, "cpu")
-        .cmp(&get(&ra, "cpu"))
-        .then_with(|| get(&rb, "memory").cmp(&get(&ra, "memory")))
-        .then_with(|| a.metadata.creation_timestamp.cmp(&b.metadata.creation_timestamp))
-        .then_with(|| a.metadata.uid.cmp(&b.metadata.uid))
-        .then_with(|| a.metadata.key().cmp(&b.metadata.key()))
+/// `namespace/name` (or `name`), ordered as that string would be, without building it.
+#[derive(Debug, Clone, Copy)]
+struct ObjectKey<'a> {
+    namespace: Option<&'a str>,
+    name: &'a str,
 }
+
+impl ObjectKey<'_> {
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let prefix = self.namespace.map(|ns| ns.bytes().chain(std::iter::once(b'/')));
+        prefix.into_iter().flatten().chain(self.name.bytes())
+    }
+}
+
+impl Ord for ObjectKey<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.bytes().cmp(other.bytes())
+    }
+}
+
+impl PartialOrd for ObjectKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ObjectKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ObjectKey<'_> {}
 
 /// The queue of pods still to place, by position in the sorted list: a pod that fails goes to
 /// the back, and the loop ends when a pod comes round again with the queue as long as when it
@@ -61,7 +97,28 @@ impl Queue {
 
 #[cfg(test)]
 mod tests {
-    use super::Queue;
+    use super::{ObjectKey, Queue};
+
+    #[test]
+    fn object_keys_order_as_their_strings() {
+        let keys = [
+            (Some("a"), "b/c"),
+            (Some("a/b"), "c"),
+            (None, "a/b/c"),
+            (Some("a"), "b"),
+            (None, "a"),
+            (Some(""), "z"),
+            (None, "a0"),
+            (Some("a"), ""),
+        ];
+        for &(ns1, n1) in &keys {
+            for &(ns2, n2) in &keys {
+                let (k1, k2) = (ObjectKey { namespace: ns1, name: n1 }, ObjectKey { namespace: ns2, name: n2 });
+                let s = |ns: Option<&str>, n: &str| ns.map_or_else(|| n.to_owned(), |ns| format!("{ns}/{n}"));
+                assert_eq!(k1.cmp(&k2), s(ns1, n1).cmp(&s(ns2, n2)), "{ns1:?}/{n1} vs {ns2:?}/{n2}");
+            }
+        }
+    }
 
     #[test]
     fn a_failed_pod_is_retried_only_after_progress() {

@@ -21,8 +21,8 @@ use super::requirements::Requirements;
 use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
 use super::topology::{self, Counts, PodFilter, PodTerms, View};
 use super::world::World;
-use super::{pod_data, preferences, queue};
-use crate::engine::labels::ZONE;
+use super::{node_claim, pod_data, preferences, queue};
+use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
@@ -41,6 +41,11 @@ pub struct Options {
     /// written (the refusals of the first bound pods that find no place). Placement is the
     /// same either way.
     pub detail: bool,
+    /// Only the outcome is read (which pods land where, whether every bound pod does), never
+    /// why a pod failed: no refusals or NodePool errors are written, and the pass stops at once
+    /// when a bound pod can land nowhere whatever happens (see [`Simulation::doomed`]). What
+    /// lands is the same as without it. For the candidates of a round nobody asked about.
+    pub decision_only: bool,
 }
 
 /// Karpenter's error for a pod asking for DRA devices while `IGNORE_DRA_REQUESTS` is on
@@ -211,6 +216,15 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// progress (`queue.go`), so a pod whose required affinity target lands later still lands.
     pub(super) fn solve(&mut self) {
         let pods = std::mem::take(&mut self.queue);
+        if self.options.decision_only {
+            if let Some(&(pod, ..)) = pods.iter().find(|(pod, pending, _)| !pending && self.doomed(pod)) {
+                let key = pod.metadata.key();
+                let to = Destination::Nowhere;
+                self.results.moves =
+                    vec![PodMove { pod: key, pending: false, to, why: Vec::new(), rejections: Vec::new() }];
+                return;
+            }
+        }
         let mut outcomes: Vec<Option<PodMove>> = vec![None; pods.len()];
         // Per pod: its last failed attempt, when that failure is to be spelled out.
         let mut unexplained: Vec<Option<Unexplained<'a>>> = vec![None; pods.len()];
@@ -251,6 +265,25 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
         self.results.moves = outcomes.into_iter().flatten().collect();
         self.finalize();
+    }
+
+    /// Whether a bound pod can land nowhere in this simulation, whatever the other pods do:
+    /// with every preference relaxed, its node requirements still pin `kubernetes.io/hostname`
+    /// to nodes that are all excluded (candidates or deleting), and to no name a new NodeClaim
+    /// could take (a claim's hostname is a placeholder, `NewNodeClaim`).
+    fn doomed(&self, pod: &Pod) -> bool {
+        let mut relaxed = Cow::Borrowed(pod);
+        preferences::ignore_preferences(&mut relaxed);
+        let requirements = pod_data::node_requirements(&relaxed, self.world.cluster);
+        let claimable = |r: &Requirements| {
+            r.get(HOSTNAME).is_none_or(|h| h.values.iter().any(|v| v.starts_with(node_claim::PLACEHOLDER_PREFIX)))
+        };
+        if requirements.iter().any(claimable) {
+            return false;
+        }
+        self.world
+            .pinned_positions(&requirements)
+            .is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
     }
 
     /// `NodeClaim.FinalizeScheduling` on every claim, then `Results.TruncateInstanceTypes`: a
@@ -377,7 +410,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             Err(errors) if errors.first().is_some_and(|e| e == DRA_UNSUPPORTED) => {
                 (Destination::Nowhere, errors, Vec::new())
             }
-            Err(claim_errors) if detail || (!pending && failed_bound < ERRORS_LISTED) => {
+            Err(claim_errors)
+                if !self.options.decision_only && (detail || (!pending && failed_bound < ERRORS_LISTED)) =>
+            {
                 let why_not = Unexplained { pod, tried, claim_errors };
                 return (
                     PodMove { pod: key, pending, to: Destination::Nowhere, why: Vec::new(), rejections: Vec::new() },
@@ -453,6 +488,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     self.commit_claim(i, pod, &requests, addition);
                     return Ok(Placement::Claim(i, true));
                 }
+                Err(_) if self.options.decision_only => {}
                 Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
             }
         }

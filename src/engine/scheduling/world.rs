@@ -83,6 +83,9 @@ pub struct World<'c, 'a> {
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
+    /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
+    /// pinned by hostname first asks: its static fit is then a lookup, not a pass over every node.
+    by_hostname: std::cell::OnceCell<HashMap<String, Vec<usize>>>,
 }
 
 /// Pods of one controller already judged, each with its fit.
@@ -176,6 +179,7 @@ impl<'c, 'a> World<'c, 'a> {
             pod_terms: RefCell::default(),
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
+            by_hostname: std::cell::OnceCell::new(),
         };
         world.templates = templates(&world);
         world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
@@ -295,15 +299,45 @@ impl<'c, 'a> World<'c, 'a> {
     /// tolerations accepts: what never changes during a simulation. Only these nodes can take
     /// the pod, so the first fit is searched among them.
     fn static_fits(&self, pod: &Pod, requirements: &[Requirements]) -> FitList {
-        let fits: Vec<usize> = (0..self.order.len())
-            .filter(|&p| {
-                let i = self.order[p];
-                let node = &self.nodes[i];
-                taints::untolerated(&pod.spec.tolerations, &node.taints).is_none()
-                    && requirements.iter().any(|r| node.admits(r))
-            })
-            .collect();
+        let admits = |&p: &usize| {
+            let node = &self.nodes[self.order[p]];
+            taints::untolerated(&pod.spec.tolerations, &node.taints).is_none()
+                && requirements.iter().any(|r| node.admits(r))
+        };
+        let fits: Vec<usize> = match self.pinned_positions(requirements) {
+            Some(positions) => positions.into_iter().filter(admits).collect(),
+            None => (0..self.order.len()).filter(admits).collect(),
+        };
         FitList::new(fits, self)
+    }
+
+    /// When every alternative requires `kubernetes.io/hostname` `In` some values, the only
+    /// nodes that can admit the pod are those with one of them (a node without the label, or
+    /// with another value, fails `In`): their positions, in order. `None` otherwise.
+    pub(super) fn pinned_positions(&self, requirements: &[Requirements]) -> Option<Vec<usize>> {
+        let mut values: Vec<&str> = Vec::new();
+        for alternative in requirements {
+            let pin = alternative.get(HOSTNAME).filter(|r| {
+                !r.complement && !r.values.is_empty() && r.greater_than.is_none() && r.less_than.is_none()
+            })?;
+            values.extend(pin.values.iter().map(String::as_str));
+        }
+        if values.is_empty() {
+            return None;
+        }
+        let by_hostname = self.by_hostname.get_or_init(|| {
+            let mut out: HashMap<String, Vec<usize>> = HashMap::default();
+            for (p, &i) in self.order.iter().enumerate() {
+                if let Some(hostname) = self.nodes[i].label(HOSTNAME) {
+                    out.entry(hostname.to_owned()).or_default().push(p);
+                }
+            }
+            out
+        });
+        let mut positions: Vec<usize> = values.iter().filter_map(|v| by_hostname.get(*v)).flatten().copied().collect();
+        positions.sort_unstable();
+        positions.dedup();
+        Some(positions)
     }
 
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
