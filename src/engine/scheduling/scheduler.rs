@@ -100,7 +100,7 @@ pub(super) struct Simulation<'w, 'c, 'a> {
     pub(super) options: Options,
     /// Indexed like the cluster's nodes: candidates and deleting nodes.
     pub(super) excluded: Vec<bool>,
-    /// Pods in place on excluded nodes: they leave their domains.
+    /// Pods in place on the candidates (excluded, not deleting): they leave their domains.
     pub(super) gone: PodIndex<'a>,
     /// Pods this simulation placed, and those of them with required anti-affinity.
     pub(super) landed: PodIndex<'a, Landing>,
@@ -183,22 +183,29 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         excluded_list.dedup();
         for &i in &excluded_list {
             excluded[i] = true;
-            let candidate = candidates.contains(&i);
-            let lifted = options.lift_pod_gates && candidate;
-            for p in &cluster.nodes[i].pods {
-                if pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)) {
-                    queue.push((p, false, !candidate));
+            if candidates.contains(&i) {
+                let lifted = options.lift_pod_gates;
+                for p in &cluster.nodes[i].pods {
+                    if pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)) {
+                        queue.push((p, false, false));
+                    }
                 }
+            } else if let Ok(k) = world.deleting.binary_search(&i) {
+                // A deleting node's movers are the same in every simulation: found once.
+                queue.extend(world.deleting_movers()[k].iter().map(|p| (*p, false, true)));
             }
         }
         queue::sort(&mut queue, world);
         let remaining = remaining_limits(world, &excluded_list);
+        // The deleting nodes' pods are gone in every simulation: the world's staying counts
+        // already leave them out, so only the candidates' own pods are tallied here.
+        let gone = excluded_list.iter().filter(|&&i| !world.is_deleting(i));
         Simulation {
             world,
             options,
             excluded,
             gone: PodIndex::new(
-                excluded_list.iter().flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p))),
+                gone.flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p))),
                 Some(Arc::clone(&world.selector_keys)),
             ),
             landed: PodIndex::new([], Some(Arc::clone(&world.selector_keys))),
@@ -602,7 +609,7 @@ impl View for Simulation<'_, '_, '_> {
             }
         }
         delta.retain(|_, n| *n != 0);
-        Counts { base: self.world.base_counts(key, filter), delta }
+        Counts { base: self.world.staying_counts(key, filter), delta }
     }
 
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {

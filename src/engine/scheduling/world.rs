@@ -68,7 +68,15 @@ pub struct World<'c, 'a> {
     pods: PodIndex<'a>,
     /// The label keys some topology selector requires: the only ones worth a posting list.
     pub selector_keys: IndexedKeys,
-    counts: RefCell<HashMap<String, Rc<BTreeMap<String, i64>>>>,
+    /// Per topology key, then filter: pods matching, per value (every node's pods).
+    counts: RefCell<HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>>,
+    /// The same less the pods of the deleting nodes, which leave in every simulation.
+    staying_counts: RefCell<HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>>,
+    /// The pods in place on deleting nodes, indexed like `pods`.
+    deleting_pods: PodIndex<'a>,
+    /// Per deleting node (as in `deleting`): the pods every simulation moves off it, those that
+    /// can be rescheduled and that no gate holds (computed when first asked).
+    deleting_movers: std::cell::OnceCell<Vec<Vec<&'a Pod>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per key and spread node filter: the spread's registered domains (`topology.rs`).
     spread_domains: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
@@ -150,7 +158,11 @@ impl<'c, 'a> World<'c, 'a> {
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
         let PodsInPlace { selector_keys, index: pods } = pods_in_place();
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::pod_data::is_provisionable(p)).collect();
-        let deleting = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
+        let deleting: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
+        let deleting_pods = PodIndex::new(
+            deleting.iter().flat_map(|&i| nodes[i].pods.iter().map(move |p| (i, *p))),
+            Some(Arc::clone(&selector_keys)),
+        );
         let limits = Limits::new(&cluster.snapshot.pdbs);
         let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {
@@ -171,6 +183,9 @@ impl<'c, 'a> World<'c, 'a> {
             pods,
             selector_keys,
             counts: RefCell::default(),
+            staying_counts: RefCell::default(),
+            deleting_pods,
+            deleting_movers: std::cell::OnceCell::new(),
             universes: RefCell::default(),
             spread_domains: RefCell::default(),
             pod_fits: RefCell::default(),
@@ -342,8 +357,7 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
     pub fn base_counts(&self, key: &str, filter: &PodFilter) -> Rc<BTreeMap<String, i64>> {
-        let cache_key = format!("{key}\u{0}{}", filter.cache_key());
-        if let Some(hit) = self.counts.borrow().get(&cache_key) {
+        if let Some(hit) = self.counts.borrow().get(key).and_then(|by_filter| by_filter.get(filter.cache_key())) {
             return Rc::clone(hit);
         }
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
@@ -356,8 +370,60 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let counts = Rc::new(counts);
-        self.counts.borrow_mut().insert(cache_key, Rc::clone(&counts));
+        let mut memo = self.counts.borrow_mut();
+        memo.entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), Rc::clone(&counts));
         counts
+    }
+
+    /// [`Self::base_counts`] less the pods of the deleting nodes (memoised): what every
+    /// simulation starts from, since those pods leave their domains in all of them. A value
+    /// may be left at 0 (or below, as a simulation's own tally may be): only sums are read.
+    pub(crate) fn staying_counts(&self, key: &str, filter: &PodFilter) -> Rc<BTreeMap<String, i64>> {
+        let base = self.base_counts(key, filter);
+        if self.deleting.is_empty() {
+            return base;
+        }
+        if let Some(hit) = self.staying_counts.borrow().get(key).and_then(|by_filter| by_filter.get(filter.cache_key()))
+        {
+            return Rc::clone(hit);
+        }
+        let mut counts = (*base).clone();
+        for (i, _) in self.deleting_pods.matching(filter) {
+            if let Some(domain) = self.node_domain(i, key).filter(|_| self.counts_on(i, filter)) {
+                if let Some(n) = counts.get_mut(domain) {
+                    *n -= 1;
+                } else {
+                    counts.insert(domain.to_owned(), -1);
+                }
+            }
+        }
+        let counts = Rc::new(counts);
+        let mut memo = self.staying_counts.borrow_mut();
+        memo.entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), Rc::clone(&counts));
+        counts
+    }
+
+    /// Whether node `i` is deleting (in `deleting`).
+    pub(crate) fn is_deleting(&self, i: usize) -> bool {
+        self.deleting.binary_search(&i).is_ok()
+    }
+
+    /// The pods each deleting node sends into every simulation, parallel to `deleting`.
+    pub(crate) fn deleting_movers(&self) -> &[Vec<&'a Pod>] {
+        self.deleting_movers.get_or_init(|| {
+            let cluster = self.cluster;
+            self.deleting
+                .iter()
+                .map(|&i| {
+                    cluster.nodes[i]
+                        .pods
+                        .iter()
+                        .copied()
+                        .filter(|p| pod::is_reschedulable(p) && !self.is_held(i, p))
+                        .collect()
+                })
+                .collect()
+        })
     }
 
     /// Whether a spread with this filter counts pods on node `i` (its node filter).
