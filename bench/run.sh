@@ -20,13 +20,16 @@
 # Clusters: NODES (30 pods per node, 20 NodePools, one PDB per 50 pods) for each argument,
 # plus, unless EXTRA=0, at EXTRA_NODES nodes: `volumes` (every workload of at most 5 replicas a
 # StatefulSet with a PVC per pod) and `multinode` (no empty or drifted node: MultiNode
-# consolidation acts after its binary search).
+# consolidation acts after its binary search), and at WALK_NODES nodes `walk` (every application
+# pod pinned to its node by a required hostname affinity, no empty or drifted node: MultiNode and
+# SingleNode walk every candidate and each one fails its simulation; `explain` there is the
+# long-walk case).
 #
 # Usage:  bench/run.sh [NODES ...]               default: 1000 5000 10000
 # Env:    RUNS=3            runs per command and binary (clusters of 10,000 nodes and more: 1)
 #         BASE_BIN=PATH     an older binary, measured alternately with this one
 #         LIVE=1            also measure live mode (not for clusters above LIVE_MAX_NODES=5000)
-#         EXTRA=1 EXTRA_NODES=2000
+#         EXTRA=1 EXTRA_NODES=2000 WALK_NODES=5000
 #         COMMANDS="load plan ..."   a subset
 #         TIMEOUT=300       seconds per measured command ("did not finish" past it)
 #         RESULTS=bench/RESULTS.md   where the table goes ("-": stdout only)
@@ -46,6 +49,7 @@ LIVE="${LIVE:-0}"
 LIVE_MAX_NODES="${LIVE_MAX_NODES:-5000}"
 EXTRA="${EXTRA:-1}"
 EXTRA_NODES="${EXTRA_NODES:-2000}"
+WALK_NODES="${WALK_NODES:-5000}"
 BASE_BIN="${BASE_BIN:-}"
 COMMANDS="${COMMANDS:-load plan explain score budgets pdb-audit snapshot snapshot-redact forecast live}"
 if [ "$#" -gt 0 ]; then sizes=("$@"); else sizes=(1000 5000 10000); fi
@@ -83,6 +87,7 @@ for n in "${sizes[@]}"; do clusters+=("plain $n"); done
 if [ "$EXTRA" = 1 ]; then
   clusters+=("volumes $EXTRA_NODES --stateful-pct 100")
   clusters+=("multinode $EXTRA_NODES --empty-pct 0 --drifted-pct 0")
+  clusters+=("walk $WALK_NODES --empty-pct 0 --drifted-pct 0 --pinned-pct 100")
 fi
 
 revision="${BENCH_REVISION:-$(git -C "$root" describe --always --dirty 2>/dev/null || echo 'not a git checkout')}"

@@ -27,7 +27,8 @@
 //!
 //! Environment: `REPLAY_BENCH_SCALES=1000x30000,5000x150000` (nodes × pods; default 1,000,
 //! 5,000 and 10,000 nodes of 30 pods, then a volume-heavy and a MultiNode-heavy cluster of
-//! 2,000 nodes: `volumes:2000x60000`, `multinode:2000x60000`), `REPLAY_BENCH_RUNS=N` (runs per
+//! 2,000 nodes: `volumes:2000x60000`, `multinode:2000x60000`, and the long SingleNode walk,
+//! every application pod pinned to its node, at 5,000: `walk:5000x150000`), `REPLAY_BENCH_RUNS=N` (runs per
 //! phase; default 3 up to 2,000 nodes, else 1), `REPLAY_BENCH_MAX_SECS`.
 //!
 //! Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test: one tiny
@@ -48,7 +49,8 @@ use kubectl_consolidation::source::file::read_path;
 #[derive(Debug, Clone, Copy)]
 struct Scale {
     /// `plain`, `volumes` (a StatefulSet with a PVC per pod for every workload of at most 5
-    /// replicas) or `multinode` (no empty or drifted node, so MultiNode consolidation acts).
+    /// replicas), `multinode` (no empty or drifted node, so MultiNode consolidation acts) or
+    /// `walk` (every application pod pinned to its node: every candidate fails its simulation).
     kind: &'static str,
     nodes: usize,
     pods: usize,
@@ -87,6 +89,7 @@ fn main() {
                 Scale { kind: "plain", nodes: 10_000, pods: 300_000 },
                 Scale { kind: "volumes", nodes: 2_000, pods: 60_000 },
                 Scale { kind: "multinode", nodes: 2_000, pods: 60_000 },
+                Scale { kind: "walk", nodes: 5_000, pods: 150_000 },
             ]
         },
         |v| parse_scales(&v),
@@ -122,6 +125,7 @@ fn measure(scale: Scale, runs: usize, verbose: bool) -> Row {
     match scale.kind {
         "volumes" => params.stateful_pct = 100.0,
         "multinode" => (params.empty_pct, params.drifted_pct) = (0.0, 0.0),
+        "walk" => (params.empty_pct, params.drifted_pct, params.pinned_pct) = (0.0, 0.0, 100.0),
         _ => {}
     }
     let started = Instant::now();
@@ -307,12 +311,12 @@ fn human(d: Duration) -> String {
 }
 
 /// `[kind:]nodes×pods` (or `nodesxpods`) pairs, comma-separated; kind is `plain` (default),
-/// `volumes` or `multinode`.
+/// `volumes`, `multinode` or `walk`.
 fn parse_scales(text: &str) -> Vec<Scale> {
     text.split(',')
         .filter_map(|item| {
             let (kind, pair) = item.trim().split_once(':').unwrap_or(("plain", item.trim()));
-            let kind = ["plain", "volumes", "multinode"].into_iter().find(|k| *k == kind)?;
+            let kind = ["plain", "volumes", "multinode", "walk"].into_iter().find(|k| *k == kind)?;
             let (nodes, pods) = pair.split_once(['x', '×', 'X'])?;
             Some(Scale { kind, nodes: nodes.trim().parse().ok()?, pods: pods.trim().parse().ok()? })
         })

@@ -70,6 +70,7 @@ fn main() -> ExitCode {
     params.empty_pct = args.empty_pct;
     params.drifted_pct = args.drifted_pct;
     params.stateful_pct = args.stateful_pct;
+    params.pinned_pct = args.pinned_pct;
     let started = Instant::now();
     let mut synth = gen::generate(&params);
     if args.no_pvcs {
@@ -79,7 +80,6 @@ fn main() -> ExitCode {
             pod.spec.volumes.clear();
         }
     }
-    pin_to_nodes(&mut synth.snapshot.pods, args.pinned_pct);
     let generated = started.elapsed();
     let written = if args.output.as_os_str() == "-" {
         gen::write_json(&synth.snapshot, io::stdout().lock())
@@ -101,39 +101,4 @@ fn main() -> ExitCode {
         synth.explain_node
     );
     ExitCode::SUCCESS
-}
-
-/// Pins every `100 / pct`-th bound application pod (by position, so the choice is
-/// deterministic) to its node with a required `kubernetes.io/hostname` node affinity.
-fn pin_to_nodes(pods: &mut [kubectl_consolidation::snapshot::Pod], pct: f64) {
-    use k8s_openapi::api::core::v1::{Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
-    if pct <= 0.0 {
-        return;
-    }
-    let mut seen = 0.0_f64;
-    let mut pinned = 0.0_f64;
-    for pod in pods {
-        let daemon = pod.metadata.owner_references.iter().any(|o| o.kind == "DaemonSet");
-        let Some(node) = pod.spec.node_name.clone().filter(|_| !daemon) else { continue };
-        seen += 1.0;
-        // Pin while the pinned share is behind `pct`: an even spread at any percentage.
-        if pinned * 100.0 >= seen * pct {
-            continue;
-        }
-        pinned += 1.0;
-        let term = NodeSelectorTerm {
-            match_expressions: Some(vec![NodeSelectorRequirement {
-                key: "kubernetes.io/hostname".into(),
-                operator: "In".into(),
-                values: Some(vec![node]),
-            }]),
-            match_fields: None,
-        };
-        let affinity = pod.spec.affinity.get_or_insert_with(Affinity::default);
-        affinity
-            .node_affinity
-            .get_or_insert_with(NodeAffinity::default)
-            .required_during_scheduling_ignored_during_execution =
-            Some(NodeSelector { node_selector_terms: vec![term] });
-    }
 }

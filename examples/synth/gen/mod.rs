@@ -26,6 +26,7 @@ use kubectl_consolidation::snapshot::{
 
 mod cluster;
 mod pdbs;
+mod pinning;
 mod placement;
 mod workloads;
 mod write;
@@ -143,12 +144,25 @@ pub(crate) struct Params {
     /// Percentage of workloads (of at most 5 replicas) that are StatefulSets, each pod with
     /// its own PVC-bound zonal volume (a volume-heavy cluster: 100).
     pub stateful_pct: f64,
+    /// Percentage of bound application pods pinned to their node by a required
+    /// `kubernetes.io/hostname` node affinity (100: no candidate can be consolidated).
+    pub pinned_pct: f64,
 }
 
 impl Params {
     /// The defaults of the scale (20 pools, 3,000 PDBs at 150,000 pods), scaled.
     pub(crate) fn scaled(nodes: usize, pods: usize) -> Params {
-        Params { nodes, pods, pools: 20, pdbs: pods / 50, seed: 1, empty_pct: 3.0, drifted_pct: 1.0, stateful_pct: 3.0 }
+        Params {
+            nodes,
+            pods,
+            pools: 20,
+            pdbs: pods / 50,
+            seed: 1,
+            empty_pct: 3.0,
+            drifted_pct: 1.0,
+            stateful_pct: 3.0,
+            pinned_pct: 0.0,
+        }
     }
 }
 
@@ -390,6 +404,7 @@ pub(crate) fn generate(p: &Params) -> Synth {
     }
     let pending = placed.pods.iter().filter(|p| p.spec.node_name.is_none()).count();
     snapshot.pods.append(&mut placed.pods);
+    pinning::pin_to_nodes(&mut snapshot.pods, p.pinned_pct);
     snapshot.deployments = placed.deployments;
     snapshot.replica_sets = placed.replica_sets;
     snapshot.stateful_sets = placed.stateful_sets;

@@ -13,7 +13,7 @@ use crate::snapshot::Pod;
 ///
 /// Each pod's sort key is read once (not once per comparison): the queue of every simulation
 /// holds all pending pods and the pods of every deleting node, so this runs over and over.
-pub(super) fn sort<'a>(queue: &mut [(&'a Pod, bool, bool)], world: &World<'_, '_>) {
+pub(super) fn sort(queue: &mut [(&Pod, bool, bool)], world: &World<'_, '_>) {
     queue.sort_by_cached_key(|&(pod, ..)| {
         let requests = world.requests(pod);
         let get = |k: &str| requests.get(k).copied().unwrap_or_default();

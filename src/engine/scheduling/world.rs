@@ -69,9 +69,9 @@ pub struct World<'c, 'a> {
     /// The label keys some topology selector requires: the only ones worth a posting list.
     pub selector_keys: IndexedKeys,
     /// Per topology key, then filter: pods matching, per value (every node's pods).
-    counts: RefCell<HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>>,
+    counts: RefCell<CountsMemo>,
     /// The same less the pods of the deleting nodes, which leave in every simulation.
-    staying_counts: RefCell<HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>>,
+    staying_counts: RefCell<CountsMemo>,
     /// The pods in place on deleting nodes, indexed like `pods`.
     deleting_pods: PodIndex<'a>,
     /// Per deleting node (as in `deleting`): the pods every simulation moves off it, those that
@@ -95,6 +95,10 @@ pub struct World<'c, 'a> {
     /// pinned by hostname first asks: its static fit is then a lookup, not a pass over every node.
     by_hostname: std::cell::OnceCell<HashMap<String, Vec<usize>>>,
 }
+
+/// Counts per value, memoised by topology key, then by the filter's cache key (looked up by
+/// `&str`, with no key to format).
+type CountsMemo = HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>;
 
 /// Pods of one controller already judged, each with its fit.
 type Siblings<'a> = Vec<(&'a Pod, Rc<PodFit>)>;
