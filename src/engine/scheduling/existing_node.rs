@@ -3,6 +3,8 @@
 //!
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/existingnode.go`.
 
+use std::borrow::Cow;
+
 use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
@@ -76,18 +78,18 @@ impl Simulation<'_, '_, '_> {
         requests: &Resources,
         pod_reqs: &[Requirements],
         rules: &topology::Rules,
-    ) -> Result<(), String> {
+    ) -> Result<(), Cow<'static, str>> {
         let node = &self.world.nodes[i];
         let placed = self.placed.get(&i);
         if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
             return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
         }
         if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints) {
-            return Err(taints::message(taint));
+            return Err(taints::message(taint).into());
         }
         if let Some(usage) = node.volume_usage.as_ref().filter(|_| super::volume_topology::has_claims(pod)) {
             if let Some(e) = usage.exceeds_limits(placed.map(|p| &p.volumes), &self.pod_volumes(pod)) {
-                return Err(e);
+                return Err(e.into());
             }
         }
         let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
@@ -96,10 +98,12 @@ impl Simulation<'_, '_, '_> {
         }
         for (resource, want) in requests {
             if want.milli() > 0 && *want > self.free(i, resource) {
-                return Err(if resource == "pods" {
-                    "Too many pods".into()
-                } else {
-                    format!("Insufficient {resource}")
+                // Refusals are counted over every node: the common reasons allocate nothing.
+                return Err(match resource.as_str() {
+                    "pods" => "Too many pods".into(),
+                    "cpu" => "Insufficient cpu".into(),
+                    "memory" => "Insufficient memory".into(),
+                    other => format!("Insufficient {other}").into(),
                 });
             }
         }
@@ -107,7 +111,7 @@ impl Simulation<'_, '_, '_> {
             return Err("node(s) didn't match Pod's node affinity/selector".into());
         }
         if !rules.is_empty() {
-            rules.admit_existing(&|key: &str| self.world.node_domain(i, key)).map_err(str::to_owned)?;
+            rules.admit_existing(&|key: &str| self.world.node_domain(i, key))?;
         }
         Ok(())
     }
@@ -275,6 +279,8 @@ fn node_label<'n>(node: &'n StateNode<'_>, key: &str) -> Option<&'n str> {
 mod tests {
     use serde_json::json;
 
+    use std::borrow::Cow;
+
     use super::super::scheduler::{Options, Simulation};
     use super::super::topology::Rules;
     use super::super::world::World;
@@ -328,7 +334,7 @@ mod tests {
         let i = cluster.nodes.iter().position(|n| n.name == node).expect("node");
         let p = snap.pods.iter().find(|p| p.metadata.name == pod_name).expect("pod");
         let fit = world.pod_fit(p);
-        sim.can_add_existing(i, p, &world.requests(p), &fit.requirements, &Rules::default())
+        sim.can_add_existing(i, p, &world.requests(p), &fit.requirements, &Rules::default()).map_err(Cow::into_owned)
     }
 
     #[test]

@@ -549,7 +549,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 if out.nodes.len() < MAX_REJECTIONS {
                     out.nodes.push(format!("{}: {reason}", self.world.nodes[i].name));
                 }
-                *out.counts.entry(reason).or_default() += 1;
+                if let Some(n) = out.counts.get_mut(reason.as_ref()) {
+                    *n += 1;
+                } else {
+                    out.counts.insert(reason.into_owned(), 1);
+                }
             }
         }
         out
