@@ -15,6 +15,7 @@ use super::method::{
     drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
 use super::nodepool::DisruptionReason;
+use super::round_cache::RoundCache;
 use super::scheduling::Results;
 use super::setup::{self, Setup};
 use super::state::Cluster;
@@ -62,20 +63,35 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
 /// NodeClaim name) when one is given: `explain` needs the round and one node, not every
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
-    run(snapshot, now, focus, true)
+    run(snapshot, now, focus, true, None)
 }
 
 /// The round's method, commands and budgets without any node's verdict: what `forecast`
 /// replays round after round (a verdict is a simulation per node, and no round needs one).
+/// The forecast itself calls [`replay_round_with`].
+#[cfg(test)]
 pub(crate) fn replay_round(snapshot: &Snapshot, now: Timestamp) -> Replay {
-    run(snapshot, now, None, false)
+    run(snapshot, now, None, false, None)
 }
 
-fn run(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>, verdicts: bool) -> Replay {
+/// The round without verdicts, reusing what `cache` kept of the forecast's earlier rounds (and
+/// keeping this one's): the same result as without a cache, without rebuilding what did not
+/// change.
+pub(crate) fn replay_round_with(cache: &mut RoundCache, snapshot: &Snapshot, now: Timestamp) -> Replay {
+    run(snapshot, now, None, false, Some(cache))
+}
+
+fn run(
+    snapshot: &Snapshot,
+    now: Timestamp,
+    focus: Option<&str>,
+    verdicts: bool,
+    cache: Option<&mut RoundCache>,
+) -> Replay {
     let cluster = Cluster::new(snapshot, now);
     // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
     // per pod). No node is named "".
-    let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") });
+    let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") }, cache);
     let budgets = build_budget_mapping(&cluster);
     let single_moves = std::cell::RefCell::default();
     let explained: Vec<bool> = cluster.nodes.iter().map(|n| verdicts && focus.is_none_or(|f| n.is_named(f))).collect();

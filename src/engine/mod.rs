@@ -21,12 +21,16 @@ pub(crate) mod pdb;
 pub(crate) mod pod;
 pub(crate) mod pricing;
 pub mod redaction_oracle;
+pub(crate) mod round_cache;
 pub mod scheduling;
 pub(crate) mod scoring;
 pub(crate) mod setup;
 pub(crate) mod state;
 pub(crate) mod verdict;
 
+#[cfg(test)]
 pub(crate) use controller::replay_round;
+pub(crate) use controller::replay_round_with;
 pub use controller::{replay, replay_focused, CommandView, Replay};
+pub(crate) use round_cache::RoundCache;
 pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -4,6 +4,8 @@
 //! `IsCurrentlyReschedulable`). One implementation, used by the candidate gates, the
 //! simulation's pod selection and `pdb-audit`.
 
+use std::sync::Arc;
+
 use foldhash::HashMap;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -45,6 +47,35 @@ pub struct Limits<'a> {
     by_label: HashMap<(&'a str, &'a str, &'a str), Vec<usize>>,
     /// namespace → positions of the PDBs without `matchLabels`.
     unindexed: HashMap<&'a str, Vec<usize>>,
+    /// What a forecast already knows of these pods (see [`PdbMatches`]).
+    known: Option<(&'a [Pod], Arc<PdbMatches>)>,
+}
+
+/// Per pod of a snapshot, by position in `snapshot.pods`: the positions in `snapshot.pdbs` of
+/// the PDBs that select it. Which PDBs select a pod depends on its namespace and labels and
+/// on the PDBs' selectors, none of which a forecast changes; a forecast only appends pods (a
+/// replacement's DaemonSet copies), so the table is extended, never recomputed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PdbMatches(Vec<Box<[usize]>>);
+
+impl PdbMatches {
+    /// Adds the pods of `pods` the table does not cover yet; starts over if `pods` shrank.
+    pub(crate) fn cover(&mut self, pods: &[Pod], pdbs: &[PodDisruptionBudget]) {
+        if self.0.len() > pods.len() {
+            self.0.clear();
+        }
+        if self.0.len() == pods.len() {
+            return;
+        }
+        let limits = Limits::new(pdbs);
+        let from = self.0.len();
+        self.0.extend(pods[from..].iter().map(|p| limits.positions(p).into_boxed_slice()));
+    }
+
+    /// The PDBs selecting the pod at `position`.
+    pub(crate) fn of(&self, position: usize) -> &[usize] {
+        self.0.get(position).map_or(&[], |m| m)
+    }
 }
 
 impl<'a> Limits<'a> {
@@ -59,20 +90,33 @@ impl<'a> Limits<'a> {
                 None => unindexed.entry(ns).or_default().push(i),
             }
         }
-        Limits { pdbs, by_label, unindexed }
+        Limits { pdbs, by_label, unindexed, known: None }
+    }
+
+    /// The same, answering for the pods of `pods` from `matches` (which must cover them, as
+    /// [`PdbMatches::cover`] leaves it) instead of matching selectors again.
+    pub(crate) fn with_matches(pdbs: &'a [PodDisruptionBudget], pods: &'a [Pod], matches: Arc<PdbMatches>) -> Self {
+        Limits { known: Some((pods, matches)), ..Limits::new(pdbs) }
     }
 
     /// Every PDB that selects the pod (same namespace, selector matches), in snapshot order.
     pub fn matching(&self, pod: &Pod) -> Vec<&'a PodDisruptionBudget> {
+        if let Some((pods, matches)) = &self.known {
+            if let Some(at) = position_in(pods, pod).filter(|&at| at < matches.0.len()) {
+                return matches.of(at).iter().map(|&i| &self.pdbs[i]).collect();
+            }
+        }
+        self.positions(pod).into_iter().map(|i| &self.pdbs[i]).collect()
+    }
+
+    /// The positions in `pdbs` of the PDBs that select the pod, ascending.
+    fn positions(&self, pod: &Pod) -> Vec<usize> {
         let ns = pod.metadata.namespace();
         let labelled = pod.metadata.labels.iter().filter_map(|(k, v)| self.by_label.get(&(ns, k.as_str(), v.as_str())));
         let mut positions: Vec<usize> = self.unindexed.get(ns).into_iter().chain(labelled).flatten().copied().collect();
         positions.sort_unstable();
+        positions.retain(|&i| selector_matches(self.pdbs[i].spec.selector.as_ref(), &pod.metadata.labels));
         positions
-            .into_iter()
-            .map(|i| &self.pdbs[i])
-            .filter(|p| selector_matches(p.spec.selector.as_ref(), &pod.metadata.labels))
-            .collect()
     }
 
     /// Every eviction block among `pods` (Karpenter stops at the first; we list them all).
@@ -121,6 +165,14 @@ impl<'a> Limits<'a> {
         let fully_blocked = self.is_evictable(pod, now, Blocker::FullyBlocking).is_err();
         pod::is_reschedulable(pod) && pod::is_disruptable(pod, now) && !fully_blocked
     }
+}
+
+/// The position of `pod` in `pods` when it is one of them (by address, not by content).
+fn position_in(pods: &[Pod], pod: &Pod) -> Option<usize> {
+    let size = std::mem::size_of::<Pod>().max(1);
+    let offset = (std::ptr::from_ref(pod) as usize).checked_sub(pods.as_ptr() as usize)?;
+    let at = offset / size;
+    std::ptr::eq(pods.get(at)?, pod).then_some(at)
 }
 
 /// What makes a single PDB block (upstream's `evictionBlocker`).

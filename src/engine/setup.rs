@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::balanced::{self, Totals};
 use super::candidate::{new_candidate, Candidate};
-use super::pdb::Limits;
+use super::round_cache::{limits, RoundCache};
 use super::scheduling::{PodsInPlace, World};
 use super::state::Cluster;
 
@@ -21,20 +21,34 @@ pub(crate) struct Setup<'c, 'a> {
     pub world: World<'c, 'a>,
 }
 
-/// `focus`: the one node whose verdict will be reported (every node's when `None`).
-pub(crate) fn build<'c, 'a>(cluster: &'c Cluster<'a>, focus: Option<&str>) -> Setup<'c, 'a> {
+/// `focus`: the one node whose verdict will be reported (every node's when `None`). `cache`:
+/// what a forecast kept of its earlier rounds (see [`RoundCache`]).
+pub(crate) fn build<'c, 'a>(
+    cluster: &'c Cluster<'a>,
+    focus: Option<&str>,
+    mut cache: Option<&mut RoundCache>,
+) -> Setup<'c, 'a> {
     let in_focus = |i: usize| focus.is_none_or(|f| cluster.nodes[i].is_named(f));
+    let matches = cache.as_deref_mut().map(|c| {
+        c.cover(cluster.snapshot);
+        c.pdb_matches()
+    });
+    let candidacy_matches = matches.clone();
     std::thread::scope(|scope| {
         let pods_in_place = scope.spawn(move || PodsInPlace::new(cluster));
         let candidacy = scope.spawn(move || {
-            let limits = Limits::new(&cluster.snapshot.pdbs);
+            let limits = limits(cluster.snapshot, candidacy_matches);
             let candidates: Vec<Candidate<'a>> =
                 (0..cluster.nodes.len()).map(|i| new_candidate(cluster, i, &limits, in_focus(i))).collect();
             let totals = balanced::node_pool_totals(cluster, &candidates);
             (candidates, totals)
         });
         // `World` memoises through `Rc`/`RefCell`, so it is built on the thread that uses it.
-        let world = World::with_pods_in_place(cluster, || joined(pods_in_place));
+        let pods_in_place = || joined(pods_in_place);
+        let world = match cache {
+            Some(c) => World::reusing(cluster, pods_in_place, &mut c.world, limits(cluster.snapshot, matches)),
+            None => World::with_pods_in_place(cluster, pods_in_place),
+        };
         let (candidates, totals) = joined(candidacy);
         Setup { candidates, totals, world }
     })

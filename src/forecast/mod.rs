@@ -2,7 +2,8 @@
 //! acts (or a limit), each round on the cluster the previous commands left. Pure and
 //! deterministic, like the replay it repeats: no I/O, no clock of its own.
 //!
-//! A round is [`crate::engine::replay_round`] on the carried state; a round that acts starts
+//! A round is [`crate::engine::replay_round_with`] on the carried state (with the
+//! [`crate::engine::RoundCache`] the forecast keeps across rounds); a round that acts starts
 //! its commands after their validation wait ([`apply::start`]) and the next round runs at once
 //! (karpenter `controller.go` `Reconcile` requeues immediately after a command); a round that
 //! finds nothing waits for the next thing due — a replacement initialized, a node gone, a pod
@@ -25,7 +26,7 @@ use self::state::State;
 use crate::engine::method::{Decision, Method};
 use crate::engine::nodepool::DisruptionReason;
 use crate::engine::state::Cluster;
-use crate::engine::{replay_round, CommandView, Replay};
+use crate::engine::{replay_round_with, CommandView, Replay, RoundCache};
 use crate::snapshot::Snapshot;
 
 /// When the forecast stops (besides nothing acting any more).
@@ -110,6 +111,8 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
     let deadline = limits.until.map(|d| now + d);
     let max_rounds = limits.rounds.unwrap_or(MAX_ROUNDS);
     let mut t = now;
+    // What one round's replay keeps for the next (the engine checks what changed).
+    let mut cache = RoundCache::default();
     let stop = loop {
         if deadline.is_some_and(|d| t > d) {
             break Stop::Until;
@@ -118,7 +121,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
             break if limits.rounds.is_some() { Stop::Rounds } else { Stop::Bound };
         }
         advance(&mut state, t);
-        let replay = replay_round(&state.snapshot, t);
+        let replay = replay_round_with(&mut cache, &state.snapshot, t);
         let acting = replay.method.filter(|_| !replay.commands.is_empty());
         if let Some(method) = acting {
             let started_at = t + delays.validation_of(method);

@@ -7,7 +7,7 @@ use foldhash::HashMap;
 use jiff::Timestamp;
 
 use crate::audit::budget::Rule;
-use crate::engine::pdb::Limits;
+use crate::engine::pdb::PdbMatches;
 use crate::snapshot::{Condition, Snapshot};
 
 /// A command Karpenter started and has not finished: its replacements are launching, or its
@@ -50,6 +50,8 @@ pub(crate) struct State {
     pub pending: BTreeMap<String, Timestamp>,
     /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
     pub pod_index: HashMap<String, usize>,
+    /// Per pod, the PDBs that select it (extended as pods are added).
+    pdb_matches: PdbMatches,
 }
 
 impl State {
@@ -62,6 +64,7 @@ impl State {
             launched: 0,
             pending: BTreeMap::new(),
             pod_index: HashMap::default(),
+            pdb_matches: PdbMatches::default(),
         };
         state.reindex_pods();
         state
@@ -93,11 +96,9 @@ impl State {
         if was == ready {
             return;
         }
-        let matching: Vec<String> = {
-            let limits = Limits::new(&self.snapshot.pdbs);
-            limits.matching(&self.snapshot.pods[pod]).iter().map(|b| b.metadata.key()).collect()
-        };
-        for pdb in self.snapshot.pdbs.iter_mut().filter(|b| matching.contains(&b.metadata.key())) {
+        self.pdb_matches.cover(&self.snapshot.pods, &self.snapshot.pdbs);
+        for &b in self.pdb_matches.of(pod) {
+            let pdb = &mut self.snapshot.pdbs[b];
             pdb.status.current_healthy += if ready { 1 } else { -1 };
             let rule = Rule::of(&pdb.spec);
             pdb.status.desired_healthy = rule.desired_healthy(pdb.status.expected_pods);

@@ -140,15 +140,64 @@ impl Simulation<'_, '_, '_> {
     }
 }
 
+/// `NewExistingNode`: the node as a destination before any simulation.
 pub(super) fn base_node<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
     requests: &super::pod_requests::PodRequests<'a>,
     daemons: &[DaemonPod<'_>],
 ) -> BaseNode<'a> {
+    assemble(cluster, node, node_parts(cluster, node, requests, daemons))
+}
+
+/// What of a [`BaseNode`] follows from the node, its NodeClaim and its pods alone (not from the
+/// clock): what a forecast may keep from one round to the next (`base_node_memo.rs`).
+#[derive(Debug, Clone)]
+pub(super) struct NodeParts {
+    taints: Vec<Taint>,
+    available: Resources,
+    host_ports: Vec<HostPort>,
+    initialized: bool,
+    capacity: Resources,
+    hostname: String,
+    volume_usage: Option<super::volume_usage::VolumeUsage>,
+}
+
+/// The node with the parts computed from it: its labels and active pods (borrowed), and
+/// whether it is under consolidateAfter now.
+pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: NodeParts) -> BaseNode<'a> {
+    let NodeParts { taints, available, host_ports, initialized, capacity, hostname, volume_usage } = parts;
+    let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
+    BaseNode {
+        name: node.name.clone(),
+        labels: node.labels(),
+        taints,
+        free_cpu: milli("cpu"),
+        free_memory: milli("memory"),
+        available,
+        pods: node.pods.iter().copied().filter(|p| pod::is_active(p)).collect(),
+        host_ports,
+        initialized,
+        under_consolidate_after: cluster
+            .pool_of(node)
+            .zip(node.claim)
+            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
+        capacity,
+        volume_usage,
+        hostname,
+    }
+}
+
+/// Allocatable less the requests of every non-terminal pod (and the DaemonSet headroom), the
+/// scheduler's view of the taints, host ports and attach limits.
+pub(super) fn node_parts<'a>(
+    cluster: &Cluster<'a>,
+    node: &StateNode<'a>,
+    requests: &super::pod_requests::PodRequests<'a>,
+    daemons: &[DaemonPod<'_>],
+) -> NodeParts {
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
     let mut available = node.allocatable();
-    let mut pods = Vec::new();
     let mut host_ports = Vec::new();
     for p in &node.pods {
         if pod::is_terminal(p) {
@@ -162,9 +211,6 @@ pub(super) fn base_node<'a>(
                     available.insert(k.clone(), Quantity::ZERO.minus(*v));
                 }
             }
-        }
-        if pod::is_active(p) {
-            pods.push(*p);
         }
         host_ports.extend(super::host_port_usage::host_ports(p));
     }
@@ -181,29 +227,19 @@ pub(super) fn base_node<'a>(
         });
     }
     reserve_daemon_headroom(&mut available, node, &node_taints, daemons, requests);
-    let pool = cluster.pool_of(node);
-    let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
     let volume_usage = super::volume_usage::VolumeUsage::new(
         cluster.volumes.csi_node(&node.name),
-        pods.iter().copied(),
+        node.pods.iter().copied().filter(|p| pod::is_active(p)),
         &cluster.volumes,
     );
-    BaseNode {
-        name: node.name.clone(),
-        labels: node.labels(),
+    NodeParts {
         taints: node_taints,
-        free_cpu: milli("cpu"),
-        free_memory: milli("memory"),
         available,
-        pods,
         host_ports,
         initialized: node.initialized(),
-        under_consolidate_after: pool
-            .zip(node.claim)
-            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
         capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
-        volume_usage,
         hostname,
+        volume_usage,
     }
 }
 

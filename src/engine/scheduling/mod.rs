@@ -27,7 +27,8 @@
 //! | `pkg/scheduling/requirement*.go` | `requirements.rs` |
 //!
 //! No upstream twin (speed): `world.rs` (what every simulation of a replay shares),
-//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`.
+//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `world_memo.rs`
+//! (what a forecast keeps of a world from one round to the next).
 //!
 //! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
 //! while the pass makes progress. Each goes to the first existing node that takes it
@@ -77,6 +78,7 @@ pub(crate) mod topology_node_filter;
 pub(crate) mod volume_topology;
 pub(crate) mod volume_usage;
 pub(crate) mod world;
+mod world_memo;
 
 pub use self::instance_types::{
     allocatable, instance_type_compatible, instance_type_values, offering_compatible, sort_by_cheapest,
@@ -86,6 +88,7 @@ pub use self::results::{Destination, NewClaim, PodMove, Results, MAX_REJECTIONS}
 pub use self::scheduler::Options;
 use self::scheduler::Simulation;
 pub use self::world::{PodsInPlace, World};
+pub use self::world_memo::WorldMemo;
 
 /// Simulates removing `candidates` (indices into the cluster's nodes).
 ///

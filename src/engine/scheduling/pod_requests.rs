@@ -17,45 +17,29 @@ type Family<'p> = (&'p str, &'p str, &'p str);
 #[derive(Debug)]
 pub(super) struct PodRequests<'a> {
     pods: &'a [Pod],
-    requests: Vec<Rc<Resources>>,
+    requests: Rc<RequestTable>,
 }
 
+/// Per pod, by position in `snapshot.pods`, its requests: what [`PodRequests`] reads, kept by
+/// a forecast from one round to the next. A pod's requests come from its containers and
+/// overhead, which a forecast never changes; it only appends pods, so the table is extended.
+pub(crate) type RequestTable = Vec<Rc<Resources>>;
+
 impl<'a> PodRequests<'a> {
-    /// Pods of one controller with the same container resources share one map (and skip
-    /// computing it); other equal maps are shared too.
     pub(super) fn new(pods: &'a [Pod]) -> Self {
-        let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
-        let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
-        // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
-        // after another: the previous pod answers most lookups without hashing.
-        let mut previous: Option<(Family<'_>, &Pod, Rc<Resources>)> = None;
-        let mut requests = Vec::with_capacity(pods.len());
-        for p in pods {
-            let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
-            let adjacent = previous
-                .as_ref()
-                .filter(|(f, other, _)| family.as_ref() == Some(f) && same_request_inputs(p, other))
-                .map(|(_, _, r)| Rc::clone(r));
-            let sibling = adjacent.or_else(|| {
-                let f = family.as_ref()?;
-                by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
-            });
-            let shared = sibling.unwrap_or_else(|| {
-                let r = pod::requests(p);
-                let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
-                    let r = Rc::new(r);
-                    distinct.insert(Rc::clone(&r));
-                    r
-                });
-                if let Some(f) = family {
-                    by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
-                }
-                shared
-            });
-            previous = family.map(|f| (f, p, Rc::clone(&shared)));
-            requests.push(shared);
+        PodRequests { pods, requests: Rc::new(compute(pods)) }
+    }
+
+    /// The same, from `kept` (a table built for a prefix of these pods in an earlier round),
+    /// extended to every pod; `kept` then holds the extended table for the next round.
+    pub(super) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>) -> Self {
+        let mut table = kept.take().filter(|t| t.len() <= pods.len()).unwrap_or_default();
+        if table.len() < pods.len() {
+            let more = compute(&pods[table.len()..]);
+            Rc::make_mut(&mut table).extend(more);
         }
-        PodRequests { pods, requests }
+        *kept = Some(Rc::clone(&table));
+        PodRequests { pods, requests: table }
     }
 
     /// The requests of a pod of the snapshot; `None` for any other pod.
@@ -64,6 +48,43 @@ impl<'a> PodRequests<'a> {
         let i = at.checked_sub(base)? / size.max(1);
         std::ptr::eq(self.pods.get(i)?, pod).then(|| &self.requests[i])
     }
+}
+
+/// Pods of one controller with the same container resources share one map (and skip computing
+/// it); other equal maps are shared too.
+fn compute(pods: &[Pod]) -> RequestTable {
+    let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
+    let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
+    // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
+    // after another: the previous pod answers most lookups without hashing.
+    let mut previous: Option<(Family<'_>, &Pod, Rc<Resources>)> = None;
+    let mut requests = Vec::with_capacity(pods.len());
+    for p in pods {
+        let family = p.metadata.controller().map(|o| (o.kind.as_str(), p.metadata.namespace(), o.name.as_str()));
+        let adjacent = previous
+            .as_ref()
+            .filter(|(f, other, _)| family.as_ref() == Some(f) && same_request_inputs(p, other))
+            .map(|(_, _, r)| Rc::clone(r));
+        let sibling = adjacent.or_else(|| {
+            let f = family.as_ref()?;
+            by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
+        });
+        let shared = sibling.unwrap_or_else(|| {
+            let r = pod::requests(p);
+            let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
+                let r = Rc::new(r);
+                distinct.insert(Rc::clone(&r));
+                r
+            });
+            if let Some(f) = family {
+                by_controller.entry(f).or_default().push((p, Rc::clone(&shared)));
+            }
+            shared
+        });
+        previous = family.map(|f| (f, p, Rc::clone(&shared)));
+        requests.push(shared);
+    }
+    requests
 }
 
 /// Whether two pods' requests are computed from the same inputs: their containers' and init

@@ -26,6 +26,7 @@ use super::requirements::Requirements;
 use super::scheduler::Settings;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
+use super::world_memo::WorldMemo;
 use crate::engine::labels::HOSTNAME;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -142,12 +143,43 @@ impl<'c, 'a> World<'c, 'a> {
     /// Builds the world, asking for the pods in place once its own nodes are built (so that
     /// they can be indexed elsewhere meanwhile).
     pub fn with_pods_in_place(cluster: &'c Cluster<'a>, pods_in_place: impl FnOnce() -> PodsInPlace<'a>) -> Self {
-        let requests = PodRequests::new(&cluster.snapshot.pods);
+        Self::build(cluster, pods_in_place, None, Limits::new(&cluster.snapshot.pdbs))
+    }
+
+    /// The same, reusing what `memo` kept of an earlier round's world (and keeping this
+    /// round's for the next); `limits` are the cluster's PDBs.
+    pub(crate) fn reusing(
+        cluster: &'c Cluster<'a>,
+        pods_in_place: impl FnOnce() -> PodsInPlace<'a>,
+        memo: &mut WorldMemo,
+        limits: Limits<'a>,
+    ) -> Self {
+        Self::build(cluster, pods_in_place, Some(memo), limits)
+    }
+
+    fn build(
+        cluster: &'c Cluster<'a>,
+        pods_in_place: impl FnOnce() -> PodsInPlace<'a>,
+        memo: Option<&mut WorldMemo>,
+        limits: Limits<'a>,
+    ) -> Self {
         let settings = Settings::of(cluster.snapshot);
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
         let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
-        let nodes: Vec<BaseNode<'a>> =
-            cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemons)).collect();
+        let (requests, nodes) = match memo {
+            None => {
+                let requests = PodRequests::new(&cluster.snapshot.pods);
+                let nodes = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemons)).collect();
+                (requests, nodes)
+            }
+            Some(memo) => {
+                let requests = PodRequests::reusing(&cluster.snapshot.pods, &mut memo.requests);
+                let nodes: Vec<BaseNode<'a>> =
+                    cluster.nodes.iter().map(|n| memo.base_nodes.base_node(cluster, n, &requests, &daemons)).collect();
+                memo.base_nodes.keep_only(cluster);
+                (requests, nodes)
+            }
+        };
         drop(daemons);
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
@@ -167,7 +199,6 @@ impl<'c, 'a> World<'c, 'a> {
             deleting.iter().flat_map(|&i| nodes[i].pods.iter().map(move |p| (i, *p))),
             Some(Arc::clone(&selector_keys)),
         );
-        let limits = Limits::new(&cluster.snapshot.pdbs);
         let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {
             cluster,
