@@ -34,8 +34,10 @@ pub(crate) fn build<'c, 'a>(
         c.pdb_matches()
     });
     let candidacy_matches = matches.clone();
+    let kept = cache.is_some();
     std::thread::scope(|scope| {
-        let pods_in_place = scope.spawn(move || PodsInPlace::new(cluster));
+        // A forecast's cache keeps its own index of the pods in place.
+        let pods_in_place = (!kept).then(|| scope.spawn(move || PodsInPlace::new(cluster)));
         let candidacy = scope.spawn(move || {
             let limits = limits(cluster.snapshot, candidacy_matches);
             let candidates: Vec<Candidate<'a>> =
@@ -44,10 +46,10 @@ pub(crate) fn build<'c, 'a>(
             (candidates, totals)
         });
         // `World` memoises through `Rc`/`RefCell`, so it is built on the thread that uses it.
-        let pods_in_place = || joined(pods_in_place);
-        let world = match cache {
-            Some(c) => World::reusing(cluster, pods_in_place, &mut c.world, limits(cluster.snapshot, matches)),
-            None => World::with_pods_in_place(cluster, pods_in_place),
+        let world = match (cache, pods_in_place) {
+            (Some(c), _) => World::reusing(cluster, &mut c.world, limits(cluster.snapshot, matches)),
+            (None, Some(handle)) => World::with_pods_in_place(cluster, || joined(handle)),
+            (None, None) => World::new(cluster),
         };
         let (candidates, totals) = joined(candidacy);
         Setup { candidates, totals, world }

@@ -27,8 +27,8 @@
 //! | `pkg/scheduling/requirement*.go` | `requirements.rs` |
 //!
 //! No upstream twin (speed): `world.rs` (what every simulation of a replay shares),
-//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `world_memo.rs`
-//! (what a forecast keeps of a world from one round to the next).
+//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `world_memo.rs` and
+//! `kept_pod_index.rs` (what a forecast keeps of a world from one round to the next).
 //!
 //! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
 //! while the pass makes progress. Each goes to the first existing node that takes it
@@ -61,6 +61,7 @@ mod existing_node;
 mod fit_list;
 mod host_port_usage;
 mod instance_types;
+mod kept_pod_index;
 mod node_claim;
 mod node_claim_template;
 mod pod_data;

@@ -87,7 +87,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
     }
 }
 
-fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
+pub(super) fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
     keys.is_none_or(|keys| keys.binary_search_by(|k| k.as_str().cmp(key)).is_ok())
 }
 

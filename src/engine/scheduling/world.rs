@@ -18,6 +18,7 @@ use super::anti_affinity_index::AntiAffinityGroups;
 use super::existing_node::{base_node, BaseNode, DaemonPod};
 use super::fit_list::FitList;
 use super::instance_types::instance_type_values;
+use super::kept_pod_index::{InPlace, KeptPodIndex};
 use super::node_claim_template::{daemon_pods, templates, Template};
 use super::pod_index::{IndexedKeys, PodIndex};
 use super::pod_requests::{address, PodRequests};
@@ -66,7 +67,7 @@ pub struct World<'c, 'a> {
     held: Vec<std::cell::OnceCell<HashSet<usize>>>,
     /// Per pod, its requests; pods of one workload share one map.
     requests: PodRequests<'a>,
-    pods: PodIndex<'a>,
+    pods: PodsIndexed<'a>,
     /// The label keys some topology selector requires: the only ones worth a posting list.
     pub selector_keys: IndexedKeys,
     /// Per topology key, then filter: pods matching, per value (every node's pods).
@@ -126,6 +127,13 @@ impl<'a> PodsInPlace<'a> {
     }
 }
 
+/// The index of the pods in place: built for this round, or kept by a forecast.
+#[derive(Debug)]
+enum PodsIndexed<'a> {
+    Built(PodIndex<'a>),
+    Kept(InPlace),
+}
+
 /// What never changes about one pod (or one relaxed copy of it) during a replay.
 #[derive(Debug)]
 pub struct PodFit {
@@ -143,30 +151,26 @@ impl<'c, 'a> World<'c, 'a> {
     /// Builds the world, asking for the pods in place once its own nodes are built (so that
     /// they can be indexed elsewhere meanwhile).
     pub fn with_pods_in_place(cluster: &'c Cluster<'a>, pods_in_place: impl FnOnce() -> PodsInPlace<'a>) -> Self {
-        Self::build(cluster, pods_in_place, None, Limits::new(&cluster.snapshot.pdbs))
+        Self::build(cluster, Some(pods_in_place), None, Limits::new(&cluster.snapshot.pdbs))
     }
 
     /// The same, reusing what `memo` kept of an earlier round's world (and keeping this
     /// round's for the next); `limits` are the cluster's PDBs.
-    pub(crate) fn reusing(
-        cluster: &'c Cluster<'a>,
-        pods_in_place: impl FnOnce() -> PodsInPlace<'a>,
-        memo: &mut WorldMemo,
-        limits: Limits<'a>,
-    ) -> Self {
-        Self::build(cluster, pods_in_place, Some(memo), limits)
+    pub(crate) fn reusing(cluster: &'c Cluster<'a>, memo: &mut WorldMemo, limits: Limits<'a>) -> Self {
+        Self::build(cluster, None::<fn() -> PodsInPlace<'a>>, Some(memo), limits)
     }
 
+    /// `pods_in_place` is asked for when there is no `memo` (which keeps its own index).
     fn build(
         cluster: &'c Cluster<'a>,
-        pods_in_place: impl FnOnce() -> PodsInPlace<'a>,
-        memo: Option<&mut WorldMemo>,
+        pods_in_place: Option<impl FnOnce() -> PodsInPlace<'a>>,
+        mut memo: Option<&mut WorldMemo>,
         limits: Limits<'a>,
     ) -> Self {
         let settings = Settings::of(cluster.snapshot);
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
         let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
-        let (requests, nodes) = match memo {
+        let (requests, nodes) = match memo.as_deref_mut() {
             None => {
                 let requests = PodRequests::new(&cluster.snapshot.pods);
                 let nodes = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemons)).collect();
@@ -192,7 +196,21 @@ impl<'c, 'a> World<'c, 'a> {
             }
         }
         let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
-        let PodsInPlace { selector_keys, index: pods } = pods_in_place();
+        let (selector_keys, pods) = match (memo, pods_in_place) {
+            (Some(memo), _) => {
+                let kept = KeptPodIndex::covering(memo.pods_in_place.take(), &cluster.snapshot.pods);
+                memo.pods_in_place = Some(Rc::clone(&kept));
+                (Arc::clone(kept.keys()), PodsIndexed::Kept(InPlace::new(kept, cluster)))
+            }
+            (None, Some(build)) => {
+                let PodsInPlace { selector_keys, index } = build();
+                (selector_keys, PodsIndexed::Built(index))
+            }
+            (None, None) => {
+                let PodsInPlace { selector_keys, index } = PodsInPlace::new(cluster);
+                (selector_keys, PodsIndexed::Built(index))
+            }
+        };
         let pending = cluster.unbound_pods.iter().copied().filter(|p| super::pod_data::is_provisionable(p)).collect();
         let deleting: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
         let deleting_pods = PodIndex::new(
@@ -396,13 +414,17 @@ impl<'c, 'a> World<'c, 'a> {
             return Rc::clone(hit);
         }
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-        for (i, _) in self.pods.matching(filter) {
-            let Some(domain) = self.node_domain(i, key).filter(|_| self.counts_on(i, filter)) else { continue };
+        let mut count = |i: usize| {
+            let Some(domain) = self.node_domain(i, key).filter(|_| self.counts_on(i, filter)) else { return };
             if let Some(n) = counts.get_mut(domain) {
                 *n += 1;
             } else {
                 counts.insert(domain.to_owned(), 1);
             }
+        };
+        match &self.pods {
+            PodsIndexed::Built(index) => index.matching(filter).for_each(|(i, _)| count(i)),
+            PodsIndexed::Kept(in_place) => in_place.nodes_matching(filter, &self.cluster.snapshot.pods).for_each(count),
         }
         let counts = Rc::new(counts);
         let mut memo = self.counts.borrow_mut();
@@ -512,7 +534,7 @@ impl<'c, 'a> World<'c, 'a> {
 
 /// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
 /// requires through `matchLabels`.
-fn selector_keys(pods: &[Pod]) -> IndexedKeys {
+pub(super) fn selector_keys(pods: &[Pod]) -> IndexedKeys {
     let mut keys: HashSet<String> = HashSet::default();
     for pod in pods {
         let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());

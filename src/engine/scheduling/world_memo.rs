@@ -1,6 +1,6 @@
 //! No upstream twin: what a forecast keeps of one round's [`super::World`] for the next — every
 //! pod's requests ([`RequestTable`]) and each existing node's clock-free destination state
-//! ([`NodeParts`]), reused only while what it was computed from is unchanged.
+//! ([`NodeParts`]), and the index of the pods in place (`kept_pod_index.rs`), reused only while what it was computed from is unchanged.
 //!
 //! A node's parts follow from its Node, its NodeClaim, and the pods bound to it (which pods,
 //! whether each is terminal or active). The memo keeps a copy of those inputs beside the parts
@@ -17,6 +17,7 @@ use std::rc::Rc;
 use foldhash::HashMap;
 
 use super::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
+use super::kept_pod_index::KeptPodIndex;
 use super::pod_requests::{PodRequests, RequestTable};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
@@ -27,6 +28,7 @@ use crate::snapshot::{Node, NodeClaim, Pod};
 pub struct WorldMemo {
     pub(super) requests: Option<Rc<RequestTable>>,
     pub(super) base_nodes: BaseNodeMemo,
+    pub(super) pods_in_place: Option<Rc<KeptPodIndex>>,
 }
 
 /// Per node name, the parts and the inputs they were computed from.
