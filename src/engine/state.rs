@@ -4,7 +4,9 @@
 //! Mirrors karpenter `pkg/controllers/state/statenode.go` (`StateNode.Labels`, `Initialized`,
 //! `MarkedForDeletion`, `Managed`). Built once per replay; everything else borrows from it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
 
@@ -173,7 +175,7 @@ impl<'a> Cluster<'a> {
                 claims_by_node.insert(name, claim);
             }
         }
-        let mut paired = std::collections::HashSet::new();
+        let mut paired = HashSet::new();
         let mut nodes: Vec<StateNode<'a>> = Vec::new();
         for node in &snapshot.nodes {
             let claim = node
