@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::candidate::Candidate;
-use super::cost::{self, eviction_cost};
+use super::cost;
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, NODEPOOL, ZONE};
 use super::nodepool::ConsolidationPolicy;
 use super::pod;
@@ -98,7 +98,7 @@ pub(crate) fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_
         let Some(t) = totals.get_mut(pool) else { continue };
         t.total_disruption_cost += match passing.get(&i) {
             Some(c) => c.disruption_cost,
-            None => state_node_disruption_cost(node),
+            None => state_node_disruption_cost(cluster, node),
         };
     }
     let tracked_costs = tracked_costs(cluster);
@@ -118,13 +118,13 @@ pub(crate) fn node_pool_totals(cluster: &Cluster<'_>, candidates: &[Candidate<'_
 }
 
 /// `StateNode.DisruptionCost`: non-terminal, non-DaemonSet pods (mirror and terminating included).
-fn state_node_disruption_cost(node: &super::state::StateNode<'_>) -> f64 {
+fn state_node_disruption_cost(cluster: &Cluster<'_>, node: &super::state::StateNode<'_>) -> f64 {
     cost::PER_NODE_BASE
         + node
             .pods
             .iter()
-            .filter(|p| !pod::is_terminal(p) && !pod::is_owned_by_daemonset(p))
-            .map(|p| eviction_cost(p).cost.max(0.0))
+            .filter(|p| !pod::is_terminal(p) && !cluster.is_owned_by_daemonset(p))
+            .map(|p| cluster.eviction_cost(p).max(0.0))
             .sum::<f64>()
 }
 

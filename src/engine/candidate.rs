@@ -131,8 +131,8 @@ pub(crate) fn new_candidate<'a>(
     }
     let instance_type = pricing::instance_type_name(node).and_then(|n| cluster.instance_types.get(n).copied());
     let price = pricing::node_price(node, instance_type);
-    let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| pod::is_reschedulable(p)).collect();
-    let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().copied());
+    let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| cluster.is_reschedulable(p)).collect();
+    let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().map(|p| cluster.eviction_cost(p)));
     let (pod_gates, mut notes) = pod_gates(node, limits, now);
     if cost_terms {
         notes.push(cost_note(&reschedulable, disruption_cost));

@@ -86,9 +86,13 @@ fn run(
     now: Timestamp,
     focus: Option<&str>,
     verdicts: bool,
-    cache: Option<&mut RoundCache>,
+    mut cache: Option<&mut RoundCache>,
 ) -> Replay {
-    let cluster = Cluster::new(snapshot, now);
+    let mut cluster = Cluster::new(snapshot, now);
+    if let Some(c) = cache.as_deref_mut() {
+        c.cover(snapshot);
+        cluster.known = Some(c.pod_table());
+    }
     // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
     // per pod). No node is named "".
     let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") }, cache);

@@ -49,11 +49,12 @@ pub(crate) fn eviction_cost(pod: &Pod) -> EvictionCost {
     }
 }
 
-/// 1.0 + Σ max(0, eviction cost) over the given (reschedulable) pods.
+/// 1.0 + Σ max(0, eviction cost) over the given (reschedulable) pods' eviction costs
+/// ([`eviction_cost`]'s `cost`).
 ///
 /// Mirrors [`crate::upstream::RESCHEDULE_DISRUPTION_COST`].
-pub(crate) fn reschedule_disruption_cost<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> f64 {
-    PER_NODE_BASE + pods.into_iter().map(|p| eviction_cost(p).cost.max(0.0)).sum::<f64>()
+pub(crate) fn reschedule_disruption_cost(costs: impl IntoIterator<Item = f64>) -> f64 {
+    PER_NODE_BASE + costs.into_iter().map(|c| c.max(0.0)).sum::<f64>()
 }
 
 /// Empty by cost: no reschedulable pod has a positive eviction cost.
@@ -102,9 +103,9 @@ mod tests {
     #[test]
     fn a_node_of_negative_cost_pods_is_empty() {
         let pods = [pod(None, Some(-33_554_432)), pod(Some("-134217728"), None)];
-        let cost = reschedule_disruption_cost(pods.iter());
+        let cost = reschedule_disruption_cost(pods.iter().map(|p| eviction_cost(p).cost));
         assert!(is_empty(cost), "cost {cost}");
-        assert!(!is_empty(reschedule_disruption_cost([pod(None, None)].iter())));
+        assert!(!is_empty(reschedule_disruption_cost([eviction_cost(&pod(None, None)).cost])));
     }
 
     proptest! {

@@ -19,6 +19,7 @@ pub(crate) mod min_values;
 pub(crate) mod nodepool;
 pub(crate) mod pdb;
 pub(crate) mod pod;
+pub(crate) mod pod_table;
 pub(crate) mod pricing;
 pub mod redaction_oracle;
 pub(crate) mod round_cache;

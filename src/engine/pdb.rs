@@ -12,6 +12,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::labels::selector_matches;
 use super::pod;
+use super::pod_table::{position_in, PodTable};
 use crate::snapshot::{is_true, Pod, PodDisruptionBudget};
 
 /// Why a pod cannot be evicted.
@@ -47,35 +48,8 @@ pub struct Limits<'a> {
     by_label: HashMap<(&'a str, &'a str, &'a str), Vec<usize>>,
     /// namespace → positions of the PDBs without `matchLabels`.
     unindexed: HashMap<&'a str, Vec<usize>>,
-    /// What a forecast already knows of these pods (see [`PdbMatches`]).
-    known: Option<(&'a [Pod], Arc<PdbMatches>)>,
-}
-
-/// Per pod of a snapshot, by position in `snapshot.pods`: the positions in `snapshot.pdbs` of
-/// the PDBs that select it. Which PDBs select a pod depends on its namespace and labels and
-/// on the PDBs' selectors, none of which a forecast changes; a forecast only appends pods (a
-/// replacement's DaemonSet copies), so the table is extended, never recomputed.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PdbMatches(Vec<Box<[usize]>>);
-
-impl PdbMatches {
-    /// Adds the pods of `pods` the table does not cover yet; starts over if `pods` shrank.
-    pub(crate) fn cover(&mut self, pods: &[Pod], pdbs: &[PodDisruptionBudget]) {
-        if self.0.len() > pods.len() {
-            self.0.clear();
-        }
-        if self.0.len() == pods.len() {
-            return;
-        }
-        let limits = Limits::new(pdbs);
-        let from = self.0.len();
-        self.0.extend(pods[from..].iter().map(|p| limits.positions(p).into_boxed_slice()));
-    }
-
-    /// The PDBs selecting the pod at `position`.
-    pub(crate) fn of(&self, position: usize) -> &[usize] {
-        self.0.get(position).map_or(&[], |m| m)
-    }
+    /// What a forecast already knows of these pods (see [`PodTable`]).
+    known: Option<(&'a [Pod], Arc<PodTable>)>,
 }
 
 impl<'a> Limits<'a> {
@@ -93,24 +67,28 @@ impl<'a> Limits<'a> {
         Limits { pdbs, by_label, unindexed, known: None }
     }
 
-    /// The same, answering for the pods of `pods` from `matches` (which must cover them, as
-    /// [`PdbMatches::cover`] leaves it) instead of matching selectors again.
-    pub(crate) fn with_matches(pdbs: &'a [PodDisruptionBudget], pods: &'a [Pod], matches: Arc<PdbMatches>) -> Self {
-        Limits { known: Some((pods, matches)), ..Limits::new(pdbs) }
+    /// The same, answering for the pods of `pods` from `table` (which must cover them, as
+    /// [`PodTable::cover`] leaves it) instead of matching selectors again.
+    pub(crate) fn with_table(pdbs: &'a [PodDisruptionBudget], pods: &'a [Pod], table: Arc<PodTable>) -> Self {
+        Limits { known: Some((pods, table)), ..Limits::new(pdbs) }
+    }
+
+    /// The pod's row in the table, when there is one and it covers the pod.
+    fn known_position(&self, pod: &Pod) -> Option<(usize, &PodTable)> {
+        let (pods, table) = self.known.as_ref()?;
+        position_in(pods, pod).filter(|&at| at < table.len()).map(|at| (at, &**table))
     }
 
     /// Every PDB that selects the pod (same namespace, selector matches), in snapshot order.
     pub fn matching(&self, pod: &Pod) -> Vec<&'a PodDisruptionBudget> {
-        if let Some((pods, matches)) = &self.known {
-            if let Some(at) = position_in(pods, pod).filter(|&at| at < matches.0.len()) {
-                return matches.of(at).iter().map(|&i| &self.pdbs[i]).collect();
-            }
+        if let Some((at, table)) = self.known_position(pod) {
+            return table.pdbs_of(at).iter().map(|&i| &self.pdbs[i]).collect();
         }
         self.positions(pod).into_iter().map(|i| &self.pdbs[i]).collect()
     }
 
     /// The positions in `pdbs` of the PDBs that select the pod, ascending.
-    fn positions(&self, pod: &Pod) -> Vec<usize> {
+    pub(crate) fn positions(&self, pod: &Pod) -> Vec<usize> {
         let ns = pod.metadata.namespace();
         let labelled = pod.metadata.labels.iter().filter_map(|(k, v)| self.by_label.get(&(ns, k.as_str(), v.as_str())));
         let mut positions: Vec<usize> = self.unindexed.get(ns).into_iter().chain(labelled).flatten().copied().collect();
@@ -133,7 +111,11 @@ impl<'a> Limits<'a> {
     ///
     /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `Limits.isEvictable`.
     fn is_evictable(&self, pod: &Pod, now: Timestamp, blocker: Blocker) -> Result<(), EvictionBlock> {
-        if !pod::is_evictable(pod, now) {
+        let evictable = match self.known_position(pod).and_then(|(at, table)| table.facts_of(at)) {
+            Some(facts) => facts.is_evictable(pod, now),
+            None => pod::is_evictable(pod, now),
+        };
+        if !evictable {
             return Ok(());
         }
         let matching = self.matching(pod);
@@ -165,14 +147,6 @@ impl<'a> Limits<'a> {
         let fully_blocked = self.is_evictable(pod, now, Blocker::FullyBlocking).is_err();
         pod::is_reschedulable(pod) && pod::is_disruptable(pod, now) && !fully_blocked
     }
-}
-
-/// The position of `pod` in `pods` when it is one of them (by address, not by content).
-fn position_in(pods: &[Pod], pod: &Pod) -> Option<usize> {
-    let size = std::mem::size_of::<Pod>().max(1);
-    let offset = (std::ptr::from_ref(pod) as usize).checked_sub(pods.as_ptr() as usize)?;
-    let at = offset / size;
-    std::ptr::eq(pods.get(at)?, pod).then_some(at)
 }
 
 /// What makes a single PDB block (upstream's `evictionBlocker`).

@@ -39,7 +39,7 @@ pub(crate) fn is_mirror(pod: &Pod) -> bool {
     is_owned_by(pod, "v1", "Node") || pod.metadata.annotations.contains_key("kubernetes.io/config.mirror")
 }
 
-fn is_owned_by_statefulset(pod: &Pod) -> bool {
+pub(crate) fn is_owned_by_statefulset(pod: &Pod) -> bool {
     is_owned_by(pod, "apps/v1", "StatefulSet")
 }
 

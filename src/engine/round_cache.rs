@@ -9,7 +9,8 @@
 //! What it keeps, and why each stays valid as the forecast changes the snapshot (it changes
 //! nodes, NodeClaims, pods' bindings and status, and PDBs' status; it only appends pods, and
 //! never changes a pod's labels or containers, nor a PDB's selector):
-//! - per pod, the PDBs that select it ([`PdbMatches`]: labels and selectors only);
+//! - per pod, the PDBs that select it and the fixed facts the candidacy gates read
+//!   ([`PodTable`]);
 //! - per pod, its requests, and per existing node its destination state, checked against the
 //!   node's current inputs each round ([`WorldMemo`]).
 //!
@@ -18,32 +19,33 @@
 
 use std::sync::Arc;
 
-use super::pdb::{Limits, PdbMatches};
+use super::pdb::Limits;
+use super::pod_table::PodTable;
 use super::scheduling::WorldMemo;
 use crate::snapshot::Snapshot;
 
 #[derive(Debug, Default)]
 pub(crate) struct RoundCache {
-    pdb_matches: Arc<PdbMatches>,
+    pod_table: Arc<PodTable>,
     pub(super) world: WorldMemo,
 }
 
 impl RoundCache {
     /// Extends the per-pod tables to the snapshot's pods (a forecast appends some).
     pub(super) fn cover(&mut self, snapshot: &Snapshot) {
-        Arc::make_mut(&mut self.pdb_matches).cover(&snapshot.pods, &snapshot.pdbs);
+        Arc::make_mut(&mut self.pod_table).cover(&snapshot.pods, &snapshot.pdbs);
     }
 
-    /// The snapshot's PDBs, answering which select a pod from the table.
-    pub(super) fn pdb_matches(&self) -> Arc<PdbMatches> {
-        Arc::clone(&self.pdb_matches)
+    /// What is known of every pod (once [`RoundCache::cover`] ran).
+    pub(super) fn pod_table(&self) -> Arc<PodTable> {
+        Arc::clone(&self.pod_table)
     }
 }
 
-/// The snapshot's PDBs, from `matches` when there is a table.
-pub(super) fn limits<'a>(snapshot: &'a Snapshot, matches: Option<Arc<PdbMatches>>) -> Limits<'a> {
-    match matches {
-        Some(m) => Limits::with_matches(&snapshot.pdbs, &snapshot.pods, m),
+/// The snapshot's PDBs, reading `table` when there is one.
+pub(super) fn limits<'a>(snapshot: &'a Snapshot, table: Option<Arc<PodTable>>) -> Limits<'a> {
+    match table {
+        Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t),
         None => Limits::new(&snapshot.pdbs),
     }
 }

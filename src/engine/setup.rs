@@ -26,20 +26,16 @@ pub(crate) struct Setup<'c, 'a> {
 pub(crate) fn build<'c, 'a>(
     cluster: &'c Cluster<'a>,
     focus: Option<&str>,
-    mut cache: Option<&mut RoundCache>,
+    cache: Option<&mut RoundCache>,
 ) -> Setup<'c, 'a> {
     let in_focus = |i: usize| focus.is_none_or(|f| cluster.nodes[i].is_named(f));
-    let matches = cache.as_deref_mut().map(|c| {
-        c.cover(cluster.snapshot);
-        c.pdb_matches()
-    });
-    let candidacy_matches = matches.clone();
+    let candidacy_table = cluster.known.clone();
     let kept = cache.is_some();
     std::thread::scope(|scope| {
         // A forecast's cache keeps its own index of the pods in place.
         let pods_in_place = (!kept).then(|| scope.spawn(move || PodsInPlace::new(cluster)));
         let candidacy = scope.spawn(move || {
-            let limits = limits(cluster.snapshot, candidacy_matches);
+            let limits = limits(cluster.snapshot, candidacy_table);
             let candidates: Vec<Candidate<'a>> =
                 (0..cluster.nodes.len()).map(|i| new_candidate(cluster, i, &limits, in_focus(i))).collect();
             let totals = balanced::node_pool_totals(cluster, &candidates);
@@ -47,7 +43,7 @@ pub(crate) fn build<'c, 'a>(
         });
         // `World` memoises through `Rc`/`RefCell`, so it is built on the thread that uses it.
         let world = match (cache, pods_in_place) {
-            (Some(c), _) => World::reusing(cluster, &mut c.world, limits(cluster.snapshot, matches)),
+            (Some(c), _) => World::reusing(cluster, &mut c.world, limits(cluster.snapshot, cluster.known.clone())),
             (None, Some(handle)) => World::with_pods_in_place(cluster, || joined(handle)),
             (None, None) => World::new(cluster),
         };

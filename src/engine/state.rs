@@ -5,12 +5,15 @@
 //! `MarkedForDeletion`, `Managed`). Built once per replay; everything else borrows from it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
 
 use super::labels::{DISRUPTED_TAINT, INITIALIZED, NODEPOOL, REGISTERED};
+use super::pod;
+use super::pod_table::{position_in, PodFacts, PodTable};
 use crate::snapshot::{is_true, InstanceType, Node, NodeClaim, NodePool, Pod, Resources, Snapshot, StringMap, Taint};
 
 /// A Node and/or its NodeClaim.
@@ -161,6 +164,8 @@ pub struct Cluster<'a> {
     pub unbound_pods: Vec<&'a Pod>,
     /// Claims, volumes and classes by name, for volume topology and attach limits.
     pub volumes: super::scheduling::volume_topology::VolumeIndex<'a>,
+    /// What a forecast knows of every pod of the snapshot (`None` outside a forecast).
+    pub(crate) known: Option<Arc<PodTable>>,
 }
 
 impl<'a> Cluster<'a> {
@@ -210,6 +215,7 @@ impl<'a> Cluster<'a> {
             instance_types: default_variants(&snapshot.instance_types),
             unbound_pods: Vec::new(),
             volumes: super::scheduling::volume_topology::VolumeIndex::new(snapshot),
+            known: None,
         };
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, n) in cluster.nodes.iter().enumerate() {
@@ -235,6 +241,27 @@ impl<'a> Cluster<'a> {
 
     pub fn pool_of(&self, node: &StateNode<'_>) -> Option<&'a NodePool> {
         node.node_pool_name().and_then(|p| self.pools.get(p).copied())
+    }
+
+    /// The pod's fixed facts, when a forecast's table knows the pod.
+    fn facts(&self, pod: &Pod) -> Option<PodFacts> {
+        let table = self.known.as_deref()?;
+        table.facts_of(position_in(&self.snapshot.pods, pod)?)
+    }
+
+    /// [`pod::is_reschedulable`], from the table when there is one.
+    pub(crate) fn is_reschedulable(&self, p: &Pod) -> bool {
+        self.facts(p).map_or_else(|| pod::is_reschedulable(p), |f| f.is_reschedulable(p))
+    }
+
+    /// [`pod::is_owned_by_daemonset`], likewise.
+    pub(crate) fn is_owned_by_daemonset(&self, p: &Pod) -> bool {
+        self.facts(p).map_or_else(|| pod::is_owned_by_daemonset(p), PodFacts::is_owned_by_daemonset)
+    }
+
+    /// [`super::cost::eviction_cost`]'s `cost`, likewise.
+    pub(crate) fn eviction_cost(&self, p: &Pod) -> f64 {
+        self.facts(p).map_or_else(|| super::cost::eviction_cost(p).cost, PodFacts::eviction_cost)
     }
 }
 

@@ -7,7 +7,7 @@ use foldhash::HashMap;
 use jiff::Timestamp;
 
 use crate::audit::budget::Rule;
-use crate::engine::pdb::PdbMatches;
+use crate::engine::pod_table::PodTable;
 use crate::snapshot::{Condition, Snapshot};
 
 /// A command Karpenter started and has not finished: its replacements are launching, or its
@@ -51,7 +51,7 @@ pub(crate) struct State {
     /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
     pub pod_index: HashMap<String, usize>,
     /// Per pod, the PDBs that select it (extended as pods are added).
-    pdb_matches: PdbMatches,
+    pods_known: PodTable,
 }
 
 impl State {
@@ -64,7 +64,7 @@ impl State {
             launched: 0,
             pending: BTreeMap::new(),
             pod_index: HashMap::default(),
-            pdb_matches: PdbMatches::default(),
+            pods_known: PodTable::default(),
         };
         state.reindex_pods();
         state
@@ -96,8 +96,8 @@ impl State {
         if was == ready {
             return;
         }
-        self.pdb_matches.cover(&self.snapshot.pods, &self.snapshot.pdbs);
-        for &b in self.pdb_matches.of(pod) {
+        self.pods_known.cover(&self.snapshot.pods, &self.snapshot.pdbs);
+        for &b in self.pods_known.pdbs_of(pod) {
             let pdb = &mut self.snapshot.pdbs[b];
             pdb.status.current_healthy += if ready { 1 } else { -1 };
             let rule = Rule::of(&pdb.spec);
