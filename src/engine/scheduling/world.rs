@@ -91,6 +91,8 @@ pub struct World<'c, 'a> {
     sibling_fits: RefCell<HashMap<String, Siblings<'a>>>,
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
+    /// A forecast's terms per pod position, kept across rounds (see `world_memo.rs`).
+    kept_terms: Option<Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
@@ -170,6 +172,7 @@ impl<'c, 'a> World<'c, 'a> {
         let settings = Settings::of(cluster.snapshot);
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
         let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
+        let kept_terms = memo.as_deref().map(|m| m.terms_for(&cluster.snapshot.pods));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
                 let requests = PodRequests::new(&cluster.snapshot.pods);
@@ -245,6 +248,7 @@ impl<'c, 'a> World<'c, 'a> {
             shared_fits: RefCell::default(),
             sibling_fits: RefCell::default(),
             pod_terms: RefCell::default(),
+            kept_terms,
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
@@ -324,6 +328,18 @@ impl<'c, 'a> World<'c, 'a> {
     pub fn pod_terms(&self, pod: &Pod) -> Rc<PodTerms> {
         if !has_terms(pod) {
             return Rc::clone(&self.no_terms);
+        }
+        let kept =
+            self.kept_terms.as_ref().zip(crate::engine::pod_table::position_in(&self.cluster.snapshot.pods, pod));
+        if let Some((kept, at)) = kept {
+            if let Some(Some(hit)) = kept.borrow().get(at) {
+                return Rc::clone(hit);
+            }
+            let terms = self.terms_by_content(pod);
+            if let Some(slot) = kept.borrow_mut().get_mut(at) {
+                *slot = Some(Rc::clone(&terms));
+            }
+            return terms;
         }
         let key = address(pod);
         if let Some(hit) = self.pod_terms.borrow().get(&key) {

@@ -1,10 +1,13 @@
 //! No upstream twin: what a forecast keeps of one round's [`super::World`] for the next — every
 //! pod's requests ([`RequestTable`]) and each existing node's clock-free destination state
-//! ([`NodeParts`]), and the index of the pods in place (`kept_pod_index.rs`), reused only while what it was computed from is unchanged.
+//! ([`NodeParts`]), the index of the pods in place (`kept_pod_index.rs`) and each pod's
+//! topology terms, reused only while what it was computed from is unchanged.
 //!
-//! A node's parts follow from its Node, its NodeClaim, and the pods bound to it (which pods,
-//! whether each is terminal or active). The memo keeps a copy of those inputs beside the parts
-//! and compares them with the round's: a node the round's command tainted, drained or filled,
+//! A node's parts follow from what [`node_parts`] reads of its Node (labels, taints,
+//! `unschedulable`, allocatable, capacity) and of its NodeClaim (labels, taints, startup
+//! taints, allocatable), and from the pods bound to it (which pods, whether each is terminal or
+//! active). The memo keeps a copy of those inputs beside the parts and compares them with the
+//! round's: a node the round's command tainted, drained or filled,
 //! or whose NodeClaim changed, is recomputed; so is every node when its pods change. It does
 //! not depend on the forecast saying what it changed. What the parts do not cover, the clock
 //! (`under_consolidate_after`), is computed every round ([`assemble`]).
@@ -12,6 +15,7 @@
 //! The other inputs — a pod's requests, host ports and volumes, the DaemonSets, the volume
 //! index — are taken to be fixed for the memo's life, as a forecast leaves them.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use foldhash::HashMap;
@@ -19,9 +23,10 @@ use foldhash::HashMap;
 use super::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
 use super::kept_pod_index::KeptPodIndex;
 use super::pod_requests::{PodRequests, RequestTable};
+use super::topology::PodTerms;
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
-use crate::snapshot::{Node, NodeClaim, Pod};
+use crate::snapshot::{Node, NodeClaim, Pod, Resources, StringMap, Taint};
 
 /// Owned by the forecast and passed to each round's world ([`super::World::reusing`]).
 #[derive(Debug, Default)]
@@ -29,6 +34,23 @@ pub struct WorldMemo {
     pub(super) requests: Option<Rc<RequestTable>>,
     pub(super) base_nodes: BaseNodeMemo,
     pub(super) pods_in_place: Option<Rc<KeptPodIndex>>,
+    /// Per pod position, its topology terms once asked for: they follow from the pod alone
+    /// (`PodTerms::new`), whatever the round.
+    pub(super) terms: Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>,
+}
+
+impl WorldMemo {
+    /// The kept terms, sized to `pods` (emptied if the pods shrank).
+    pub(super) fn terms_for(&self, pods: &[Pod]) -> Rc<RefCell<Vec<Option<Rc<PodTerms>>>>> {
+        {
+            let mut terms = self.terms.borrow_mut();
+            if terms.len() > pods.len() {
+                terms.clear();
+            }
+            terms.resize(pods.len(), None);
+        }
+        Rc::clone(&self.terms)
+    }
 }
 
 /// Per node name, the parts and the inputs they were computed from.
@@ -39,10 +61,76 @@ pub(super) struct BaseNodeMemo {
 
 #[derive(Debug)]
 struct Kept {
-    node: Option<Node>,
-    claim: Option<NodeClaim>,
+    node: Option<NodeInputs>,
+    claim: Option<ClaimInputs>,
     pods: Vec<PodMark>,
     parts: NodeParts,
+}
+
+/// What [`node_parts`] reads of a Node.
+#[derive(Debug)]
+struct NodeInputs {
+    labels: StringMap,
+    taints: Vec<Taint>,
+    unschedulable: bool,
+    allocatable: Resources,
+    capacity: Resources,
+}
+
+impl NodeInputs {
+    fn of(n: &Node) -> Self {
+        NodeInputs {
+            labels: n.metadata.labels.clone(),
+            taints: n.spec.taints.clone(),
+            unschedulable: n.spec.unschedulable,
+            allocatable: n.status.allocatable.clone(),
+            capacity: n.status.capacity.clone(),
+        }
+    }
+
+    fn same(&self, n: &Node) -> bool {
+        self.unschedulable == n.spec.unschedulable
+            && self.taints == n.spec.taints
+            && self.allocatable == n.status.allocatable
+            && self.capacity == n.status.capacity
+            && self.labels == n.metadata.labels
+    }
+}
+
+/// What [`node_parts`] reads of a NodeClaim.
+#[derive(Debug)]
+struct ClaimInputs {
+    labels: StringMap,
+    taints: Vec<Taint>,
+    startup_taints: Vec<Taint>,
+    allocatable: Resources,
+}
+
+impl ClaimInputs {
+    fn of(c: &NodeClaim) -> Self {
+        ClaimInputs {
+            labels: c.metadata.labels.clone(),
+            taints: c.spec.taints.clone(),
+            startup_taints: c.spec.startup_taints.clone(),
+            allocatable: c.status.allocatable.clone(),
+        }
+    }
+
+    fn same(&self, c: &NodeClaim) -> bool {
+        self.taints == c.spec.taints
+            && self.startup_taints == c.spec.startup_taints
+            && self.allocatable == c.status.allocatable
+            && self.labels == c.metadata.labels
+    }
+}
+
+/// Both absent, or both present and the same.
+fn same<K, T>(kept: Option<&K>, now: Option<&T>, same: impl FnOnce(&K, &T) -> bool) -> bool {
+    match (kept, now) {
+        (None, None) => true,
+        (Some(k), Some(t)) => same(k, t),
+        _ => false,
+    }
 }
 
 /// What a node's parts read of one of its pods, besides the pod's fixed spec.
@@ -66,12 +154,20 @@ impl BaseNodeMemo {
     ) -> BaseNode<'a> {
         let pods = marks(&cluster.snapshot.pods, node);
         if let Some(kept) = self.by_name.get(&node.name) {
-            if kept.pods == pods && kept.node.as_ref() == node.node && kept.claim.as_ref() == node.claim {
+            let unchanged = kept.pods == pods
+                && same(kept.node.as_ref(), node.node, NodeInputs::same)
+                && same(kept.claim.as_ref(), node.claim, ClaimInputs::same);
+            if unchanged {
                 return assemble(cluster, node, kept.parts.clone());
             }
         }
         let parts = node_parts(cluster, node, requests, daemons);
-        let kept = Kept { node: node.node.cloned(), claim: node.claim.cloned(), pods, parts: parts.clone() };
+        let kept = Kept {
+            node: node.node.map(NodeInputs::of),
+            claim: node.claim.map(ClaimInputs::of),
+            pods,
+            parts: parts.clone(),
+        };
         self.by_name.insert(node.name.clone(), kept);
         assemble(cluster, node, parts)
     }
