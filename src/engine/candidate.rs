@@ -133,7 +133,7 @@ pub(crate) fn new_candidate<'a>(
     let price = pricing::node_price(node, instance_type);
     let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| cluster.is_reschedulable(p)).collect();
     let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().map(|p| cluster.eviction_cost(p)));
-    let (pod_gates, mut notes) = pod_gates(node, limits, now);
+    let (pod_gates, mut notes) = pod_gates(cluster, node, limits, now);
     if cost_terms {
         notes.push(cost_note(&reschedulable, disruption_cost));
     }
@@ -151,14 +151,19 @@ pub(crate) fn new_candidate<'a>(
     }
 }
 
-fn pod_gates(node: &StateNode<'_>, limits: &Limits<'_>, now: Timestamp) -> (Vec<Reason>, Vec<Reason>) {
+fn pod_gates(
+    cluster: &Cluster<'_>,
+    node: &StateNode<'_>,
+    limits: &Limits<'_>,
+    now: Timestamp,
+) -> (Vec<Reason>, Vec<Reason>) {
     let mut gates = Vec::new();
     let mut notes = Vec::new();
     for p in &node.pods {
         if !pod::is_active(p) {
             continue;
         }
-        match pod::do_not_disrupt(p, now) {
+        match cluster.do_not_disrupt(p, now) {
             DoNotDisrupt::Active { until } => {
                 let key = p.metadata.key();
                 let mut r = Reason::new(

@@ -63,6 +63,10 @@ impl PodFacts {
         self.daemonset
     }
 
+    pub(crate) fn has_do_not_disrupt_annotation(self) -> bool {
+        self.do_not_disrupt_annotation
+    }
+
     pub(crate) fn eviction_cost(self) -> f64 {
         self.eviction_cost
     }

@@ -259,6 +259,15 @@ impl<'a> Cluster<'a> {
         self.facts(p).map_or_else(|| pod::is_owned_by_daemonset(p), PodFacts::is_owned_by_daemonset)
     }
 
+    /// [`pod::do_not_disrupt`], likewise: `Absent` without reading the annotations when the
+    /// table knows the pod has none.
+    pub(crate) fn do_not_disrupt(&self, p: &Pod, now: Timestamp) -> pod::DoNotDisrupt {
+        match self.facts(p) {
+            Some(f) if !f.has_do_not_disrupt_annotation() => pod::DoNotDisrupt::Absent,
+            _ => pod::do_not_disrupt(p, now),
+        }
+    }
+
     /// [`super::cost::eviction_cost`]'s `cost`, likewise.
     pub(crate) fn eviction_cost(&self, p: &Pod) -> f64 {
         self.facts(p).map_or_else(|| super::cost::eviction_cost(p).cost, PodFacts::eviction_cost)
