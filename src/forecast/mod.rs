@@ -89,6 +89,8 @@ pub(crate) struct Forecast {
     pub start: Timestamp,
     pub rounds: Vec<Round>,
     pub stop: Stop,
+    /// The rounds it would run at most: `--rounds`, else [`MAX_ROUNDS`].
+    pub max_rounds: usize,
     /// When the last command finished (its nodes gone).
     pub end: SignedDuration,
     /// When the last round ran: the forecast looked this far.
@@ -174,6 +176,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
         start: now,
         rounds,
         stop,
+        max_rounds,
         end: now.duration_until(end),
         looked_until: now.duration_until(t),
         pools,

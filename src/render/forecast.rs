@@ -27,10 +27,10 @@ fn heading(text: &str, md: bool) -> String {
 
 fn summary(f: &ForecastDoc) -> String {
     let how = match f.stop {
-        "settled" => "then nothing acts (checked to",
-        "rounds" => "stopped at --rounds",
-        "until" => "stopped at --until",
-        _ => "stopped at the 500-round bound",
+        "settled" => "then nothing acts (checked to".to_owned(),
+        "rounds" => "stopped at --rounds".to_owned(),
+        "until" => "stopped at --until".to_owned(),
+        _ => format!("stopped at the {}-round bound", f.max_rounds),
     };
     let checked = if f.stop == "settled" { format!(" +{})", duration(f.looked_until_seconds)) } else { String::new() };
     format!(
@@ -203,4 +203,22 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: O
     out.push_str(&heading("With", md));
     out.push_str(&timeline(&c.with, md, no_headers, width));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::forecast::clock::Delays;
+    use crate::forecast::{forecast, Limits};
+    use crate::testing::{demo, now};
+
+    /// The summary names the bound the report carries, not a number of its own.
+    #[test]
+    fn the_bound_in_the_summary_is_the_reports() {
+        let f = forecast(demo(), now(), &Delays::default(), Limits::default());
+        let mut doc = crate::report::forecast::document(&f, &[]);
+        assert_eq!(doc.max_rounds, crate::forecast::MAX_ROUNDS);
+        doc.stop = "bound";
+        doc.max_rounds = 7;
+        assert!(super::summary(&doc).contains("stopped at the 7-round bound"), "{}", super::summary(&doc));
+    }
 }

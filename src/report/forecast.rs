@@ -19,6 +19,10 @@ pub struct ForecastDoc {
     pub start: String,
     /// `settled`, `rounds`, `until` or `bound`.
     pub stop: &'static str,
+    /// The most rounds the forecast would run (the bound it stops at without `--rounds`). For
+    /// the text and Markdown summaries; not part of the JSON/YAML document.
+    #[serde(skip)]
+    pub max_rounds: usize,
     /// Seconds from the start until the last command finished.
     pub end_seconds: i64,
     /// Seconds from the start of the last round the forecast ran.
@@ -235,6 +239,7 @@ pub(crate) fn document(f: &Forecast, overrides: &[String]) -> ForecastDoc {
         stop: stop_name(f.stop),
         end_seconds: f.end.as_secs(),
         looked_until_seconds: f.looked_until.as_secs(),
+        max_rounds: f.max_rounds,
         overrides: overrides.to_vec(),
         delays: delays(&f.delays),
         rounds,
