@@ -49,3 +49,91 @@ pub(super) fn limits<'a>(snapshot: &'a Snapshot, table: Option<Arc<PodTable>>) -
         None => Limits::new(&snapshot.pdbs),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::RoundCache;
+    use crate::engine::controller::{replay_round, replay_round_with};
+    use crate::snapshot::{Snapshot, Taint};
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn three_nodes() -> Snapshot {
+        let mut objects = vec![node_pool("default")];
+        for n in ["node-a", "node-b", "node-c"] {
+            objects.extend(managed_node(n));
+        }
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"disruptionsAllowed": 1, "currentHealthy": 1, "desiredHealthy": 0, "expectedPods": 1}});
+        let sized = |name: &str, node: &str, cpu: &str| {
+            let resources = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
+            set(pod(name, node), "/spec/containers", resources)
+        };
+        let web = set(sized("web", "node-b", "100m"), "/metadata/labels", json!({"app": "web"}));
+        objects.extend([pdb, web, sized("r", "node-b", "1")]);
+        objects.extend([sized("p", "node-a", "2"), sized("q", "node-c", "1")]);
+        snapshot(objects)
+    }
+
+    /// The round with the cache and without it agree: the method, the commands (candidates,
+    /// replacements, where every pod goes) and the budgets.
+    fn assert_round_agrees(cache: &mut RoundCache, s: &Snapshot, at: jiff::Timestamp) {
+        let (kept, fresh) = (replay_round_with(cache, s, at), replay_round(s, at));
+        assert!(!fresh.commands.is_empty(), "a round that acts");
+        assert_eq!(kept.method, fresh.method);
+        assert_eq!(kept.commands, fresh.commands);
+        assert_eq!(kept.budgets, fresh.budgets);
+    }
+
+    #[test]
+    fn each_change_a_forecast_makes_between_rounds_is_seen_by_the_next_round() {
+        let mut s = three_nodes();
+        let mut cache = RoundCache::default();
+        assert_round_agrees(&mut cache, &s, now());
+        // A command started: node-a tainted as disrupted (its pods must move, it takes none).
+        let a = s.nodes.iter().position(|n| n.metadata.name == "node-a").expect("node-a");
+        s.nodes[a].spec.taints.push(Taint {
+            key: crate::engine::labels::DISRUPTED_TAINT.into(),
+            value: None,
+            effect: "NoSchedule".into(),
+        });
+        assert_round_agrees(&mut cache, &s, now());
+        // Drained: its pod lands on node-c, which has no room left for node-b's pods (a stale
+        // node-c would take them, and delete node-b instead of replacing it).
+        let p = s.pods.iter().position(|p| p.metadata.name == "p").expect("p");
+        s.pods[p].spec.node_name = Some("node-c".into());
+        assert_round_agrees(&mut cache, &s, now());
+        // Gone: node-a removed, and later.
+        s.nodes.remove(a);
+        s.node_claims.retain(|c| c.status.node_name.as_deref() != Some("node-a"));
+        assert_round_agrees(&mut cache, &s, now() + jiff::SignedDuration::from_mins(5));
+        // A pod appended (a replacement's DaemonSet copy), under the PDB's selector.
+        let mut copy = s.pods[s.pods.iter().position(|p| p.metadata.name == "web").expect("web")].clone();
+        copy.metadata.name = "web-copy".into();
+        copy.spec.node_name = Some("node-c".into());
+        s.pods.push(copy);
+        assert_round_agrees(&mut cache, &s, now() + jiff::SignedDuration::from_mins(6));
+    }
+
+    /// The PDB gate reads the table: a PDB that allows nothing blocks its pod's node, and the
+    /// table follows an appended pod.
+    #[test]
+    fn the_pod_table_knows_an_appended_pod_and_its_pdb() {
+        let mut s = three_nodes();
+        s.pdbs[0].status.disruptions_allowed = 0;
+        let mut cache = RoundCache::default();
+        cache.cover(&s);
+        assert_eq!(cache.pod_table().len(), s.pods.len());
+        let web = s.pods.iter().position(|p| p.metadata.name == "web").expect("web");
+        let mut copy = s.pods[web].clone();
+        copy.metadata.name = "web-copy".into();
+        s.pods.push(copy);
+        cache.cover(&s);
+        let table = cache.pod_table();
+        assert_eq!((table.len(), table.pdbs_of(s.pods.len() - 1)), (s.pods.len(), &[0][..]));
+        assert_eq!(table.pdbs_of(web), [0]);
+    }
+}

@@ -195,3 +195,6 @@ fn marks(pods: &[Pod], node: &StateNode<'_>) -> Vec<PodMark> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
