@@ -11,7 +11,7 @@ use super::candidate::Candidate;
 use super::cost;
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, NODEPOOL, ZONE};
 use super::nodepool::ConsolidationPolicy;
-use super::pod;
+
 use super::state::Cluster;
 
 /// `BalancedK`: not configurable upstream.
@@ -123,7 +123,7 @@ fn state_node_disruption_cost(cluster: &Cluster<'_>, node: &super::state::StateN
         + node
             .pods
             .iter()
-            .filter(|p| !pod::is_terminal(p) && !cluster.is_owned_by_daemonset(p))
+            .filter(|p| !cluster.is_terminal(p) && !cluster.is_owned_by_daemonset(p))
             .map(|p| cluster.eviction_cost(p).max(0.0))
             .sum::<f64>()
 }

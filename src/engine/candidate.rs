@@ -12,7 +12,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::cost::{self, eviction_cost};
 use super::labels::{CAPACITY_TYPE, DO_NOT_DISRUPT, INSTANCE_TYPE, ZONE};
 use super::pdb::{EvictionBlock, Limits};
-use super::pod::{self, DoNotDisrupt};
+use super::pod::DoNotDisrupt;
 use super::pricing;
 use super::state::{Cluster, StateNode};
 use crate::reason::{Code, Reason};
@@ -160,7 +160,7 @@ fn pod_gates(
     let mut gates = Vec::new();
     let mut notes = Vec::new();
     for p in &node.pods {
-        if !pod::is_active(p) {
+        if !cluster.is_active(p) {
             continue;
         }
         match cluster.do_not_disrupt(p, now) {

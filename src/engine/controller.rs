@@ -92,6 +92,7 @@ fn run(
     if let Some(c) = cache.as_deref_mut() {
         c.cover(snapshot);
         cluster.known = Some(c.pod_table());
+        cluster.read_pod_status();
     }
     // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
     // per pod). No node is named "".

@@ -46,9 +46,10 @@ impl PodFacts {
         }
     }
 
-    /// [`pod::is_reschedulable`], with the pod's fixed facts from the table.
-    pub(crate) fn is_reschedulable(self, p: &Pod) -> bool {
-        (pod::is_active(p) || (self.statefulset && pod::is_terminating(p))) && !self.daemonset && !self.mirror
+    /// [`pod::is_reschedulable`], with the pod's fixed facts from the table and whether it is
+    /// active and terminating now.
+    pub(crate) fn is_reschedulable(self, active: bool, terminating: bool) -> bool {
+        (active || (self.statefulset && terminating)) && !self.daemonset && !self.mirror
     }
 
     /// [`pod::is_evictable`], likewise.

@@ -166,7 +166,14 @@ pub struct Cluster<'a> {
     pub volumes: super::scheduling::volume_topology::VolumeIndex<'a>,
     /// What a forecast knows of every pod of the snapshot (`None` outside a forecast).
     pub(crate) known: Option<Arc<PodTable>>,
+    /// Per pod position, whether it is terminal or terminating, read once per round so that
+    /// the passes over every pod read these bytes, not the pods (empty: not read; see
+    /// [`Cluster::read_pod_status`]).
+    pod_status: Vec<u8>,
 }
+
+const TERMINAL: u8 = 1;
+const TERMINATING: u8 = 2;
 
 impl<'a> Cluster<'a> {
     pub fn new(snapshot: &'a Snapshot, now: Timestamp) -> Self {
@@ -216,6 +223,7 @@ impl<'a> Cluster<'a> {
             unbound_pods: Vec::new(),
             volumes: super::scheduling::volume_topology::VolumeIndex::new(snapshot),
             known: None,
+            pod_status: Vec::new(),
         };
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, n) in cluster.nodes.iter().enumerate() {
@@ -243,6 +251,34 @@ impl<'a> Cluster<'a> {
         node.node_pool_name().and_then(|p| self.pools.get(p).copied())
     }
 
+    /// Reads every pod's terminal and terminating state once (what a forecast's round does:
+    /// it passes over every pod several times).
+    pub(crate) fn read_pod_status(&mut self) {
+        self.pod_status = self
+            .snapshot
+            .pods
+            .iter()
+            .map(|p| u8::from(pod::is_terminal(p)) * TERMINAL | u8::from(pod::is_terminating(p)) * TERMINATING)
+            .collect();
+    }
+
+    fn status_of(&self, p: &Pod) -> Option<u8> {
+        if self.pod_status.is_empty() {
+            return None;
+        }
+        self.pod_status.get(position_in(&self.snapshot.pods, p)?).copied()
+    }
+
+    /// [`pod::is_terminal`], from the round's status when it was read.
+    pub(crate) fn is_terminal(&self, p: &Pod) -> bool {
+        self.status_of(p).map_or_else(|| pod::is_terminal(p), |s| s & TERMINAL != 0)
+    }
+
+    /// [`pod::is_active`], likewise.
+    pub(crate) fn is_active(&self, p: &Pod) -> bool {
+        self.status_of(p).map_or_else(|| pod::is_active(p), |s| s == 0)
+    }
+
     /// The pod's fixed facts, when a forecast's table knows the pod.
     fn facts(&self, pod: &Pod) -> Option<PodFacts> {
         let table = self.known.as_deref()?;
@@ -251,7 +287,11 @@ impl<'a> Cluster<'a> {
 
     /// [`pod::is_reschedulable`], from the table when there is one.
     pub(crate) fn is_reschedulable(&self, p: &Pod) -> bool {
-        self.facts(p).map_or_else(|| pod::is_reschedulable(p), |f| f.is_reschedulable(p))
+        match (self.facts(p), self.status_of(p)) {
+            (Some(f), Some(s)) => f.is_reschedulable(s == 0, s & TERMINATING != 0),
+            (Some(f), None) => f.is_reschedulable(pod::is_active(p), pod::is_terminating(p)),
+            (None, _) => pod::is_reschedulable(p),
+        }
     }
 
     /// [`pod::is_owned_by_daemonset`], likewise.

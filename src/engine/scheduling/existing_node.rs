@@ -175,7 +175,7 @@ pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: N
         free_cpu: milli("cpu"),
         free_memory: milli("memory"),
         available,
-        pods: node.pods.iter().copied().filter(|p| pod::is_active(p)).collect(),
+        pods: node.pods.iter().copied().filter(|p| cluster.is_active(p)).collect(),
         host_ports,
         initialized,
         under_consolidate_after: cluster
@@ -200,7 +200,7 @@ pub(super) fn node_parts<'a>(
     let mut available = node.allocatable();
     let mut host_ports = Vec::new();
     for p in &node.pods {
-        if pod::is_terminal(p) {
+        if cluster.is_terminal(p) {
             continue;
         }
         if let Some(r) = requests.get(p) {
@@ -229,7 +229,7 @@ pub(super) fn node_parts<'a>(
     reserve_daemon_headroom(&mut available, node, &node_taints, daemons, requests);
     let volume_usage = super::volume_usage::VolumeUsage::new(
         cluster.volumes.csi_node(&node.name),
-        node.pods.iter().copied().filter(|p| pod::is_active(p)),
+        node.pods.iter().copied().filter(|p| cluster.is_active(p)),
         &cluster.volumes,
     );
     NodeParts {

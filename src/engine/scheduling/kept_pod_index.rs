@@ -14,7 +14,6 @@ use foldhash::HashMap;
 
 use super::pod_index::{is_indexed, IndexedKeys};
 use super::topology::PodFilter;
-use crate::engine::pod;
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
 
@@ -86,7 +85,7 @@ impl InPlace {
         let mut node_of = vec![NOWHERE; pods.len()];
         let (base, size) = (pods.as_ptr() as usize, std::mem::size_of::<Pod>().max(1));
         for (i, n) in cluster.nodes.iter().enumerate() {
-            for p in n.pods.iter().filter(|p| pod::is_active(p)) {
+            for p in n.pods.iter().filter(|p| cluster.is_active(p)) {
                 let at = (std::ptr::from_ref(*p) as usize).wrapping_sub(base) / size;
                 if let Some(slot) = node_of.get_mut(at) {
                     *slot = u32::try_from(i).unwrap_or(NOWHERE);

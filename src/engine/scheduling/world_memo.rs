@@ -24,7 +24,6 @@ use super::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts}
 use super::kept_pod_index::KeptPodIndex;
 use super::pod_requests::{PodRequests, RequestTable};
 use super::topology::PodTerms;
-use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Node, NodeClaim, Pod, Resources, StringMap, Taint};
 
@@ -152,7 +151,7 @@ impl BaseNodeMemo {
         requests: &PodRequests<'a>,
         daemons: &[DaemonPod<'_>],
     ) -> BaseNode<'a> {
-        let pods = marks(&cluster.snapshot.pods, node);
+        let pods = marks(cluster, node);
         if let Some(kept) = self.by_name.get(&node.name) {
             let unchanged = kept.pods == pods
                 && same(kept.node.as_ref(), node.node, NodeInputs::same)
@@ -183,15 +182,15 @@ impl BaseNodeMemo {
     }
 }
 
-fn marks(pods: &[Pod], node: &StateNode<'_>) -> Vec<PodMark> {
-    let base = pods.as_ptr() as usize;
+fn marks(cluster: &Cluster<'_>, node: &StateNode<'_>) -> Vec<PodMark> {
+    let base = cluster.snapshot.pods.as_ptr() as usize;
     let size = std::mem::size_of::<Pod>().max(1);
     node.pods
         .iter()
         .map(|p| PodMark {
             position: (std::ptr::from_ref(*p) as usize).wrapping_sub(base) / size,
-            terminal: pod::is_terminal(p),
-            active: pod::is_active(p),
+            terminal: cluster.is_terminal(p),
+            active: cluster.is_active(p),
         })
         .collect()
 }
