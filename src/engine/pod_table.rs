@@ -54,10 +54,8 @@ impl PodFacts {
 
     /// [`pod::is_evictable`], likewise.
     pub(crate) fn is_evictable(self, p: &Pod, now: jiff::Timestamp) -> bool {
-        pod::is_active(p)
-            && !self.tolerates_disrupted_taint
-            && !self.mirror
-            && !(self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now))
+        let held = self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now);
+        pod::is_active(p) && !self.tolerates_disrupted_taint && !self.mirror && !held
     }
 
     pub(crate) fn is_owned_by_daemonset(self) -> bool {

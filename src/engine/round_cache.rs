@@ -43,7 +43,7 @@ impl RoundCache {
 }
 
 /// The snapshot's PDBs, reading `table` when there is one.
-pub(super) fn limits<'a>(snapshot: &'a Snapshot, table: Option<Arc<PodTable>>) -> Limits<'a> {
+pub(super) fn limits(snapshot: &Snapshot, table: Option<Arc<PodTable>>) -> Limits<'_> {
     match table {
         Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t),
         None => Limits::new(&snapshot.pdbs),

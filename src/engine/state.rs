@@ -258,7 +258,7 @@ impl<'a> Cluster<'a> {
             .snapshot
             .pods
             .iter()
-            .map(|p| u8::from(pod::is_terminal(p)) * TERMINAL | u8::from(pod::is_terminating(p)) * TERMINATING)
+            .map(|p| (u8::from(pod::is_terminal(p)) * TERMINAL) | (u8::from(pod::is_terminating(p)) * TERMINATING))
             .collect();
     }
 

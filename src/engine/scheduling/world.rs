@@ -27,7 +27,7 @@ use super::requirements::Requirements;
 use super::scheduler::Settings;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
-use super::world_memo::WorldMemo;
+use super::world_memo::{KeptTerms, WorldMemo};
 use crate::engine::labels::HOSTNAME;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -92,7 +92,7 @@ pub struct World<'c, 'a> {
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     /// A forecast's terms per pod position, kept across rounds (see `world_memo.rs`).
-    kept_terms: Option<Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>>,
+    kept_terms: Option<KeptTerms>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod

@@ -35,12 +35,16 @@ pub struct WorldMemo {
     pub(super) pods_in_place: Option<Rc<KeptPodIndex>>,
     /// Per pod position, its topology terms once asked for: they follow from the pod alone
     /// (`PodTerms::new`), whatever the round.
-    pub(super) terms: Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>,
+    pub(super) terms: KeptTerms,
 }
+
+/// Per pod position, its topology terms once computed; shared by the memo and each round's
+/// world.
+pub(super) type KeptTerms = Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>;
 
 impl WorldMemo {
     /// The kept terms, sized to `pods` (emptied if the pods shrank).
-    pub(super) fn terms_for(&self, pods: &[Pod]) -> Rc<RefCell<Vec<Option<Rc<PodTerms>>>>> {
+    pub(super) fn terms_for(&self, pods: &[Pod]) -> KeptTerms {
         {
             let mut terms = self.terms.borrow_mut();
             if terms.len() > pods.len() {
