@@ -41,10 +41,11 @@ pub struct Options {
     /// written (the refusals of the first bound pods that find no place). Placement is the
     /// same either way.
     pub detail: bool,
-    /// Only the outcome is read (which pods land where, whether every bound pod does), never
-    /// why a pod failed: no refusals or NodePool errors are written, and the pass stops at once
-    /// when a bound pod can land nowhere whatever happens (see [`Simulation::doomed`]). What
-    /// lands is the same as without it. For the candidates of a round nobody asked about.
+    /// Only the decision is read (does every bound pod land, on how many new NodeClaims),
+    /// never why a pod failed: no refusals or NodePool errors are written, and the pass stops
+    /// as soon as the answer is no consolidation: a bound pod can land nowhere whatever happens
+    /// (see [`Simulation::doomed`]), or bound pods already sit on two new NodeClaims (the
+    /// moves are then only those made so far). For the candidates of a round nobody asked about.
     pub decision_only: bool,
 }
 
@@ -237,6 +238,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let mut unexplained: Vec<Option<Unexplained<'a>>> = vec![None; pods.len()];
         let mut queue = queue::Queue::new(pods.len());
         let mut failed_bound = 0;
+        // NodeClaims holding a bound pod: a pod never leaves one, and a claim dropped at
+        // finalisation leaves its pods with no place, so two of them already mean no command.
+        let mut claims_with_bound: Vec<usize> = Vec::new();
         while let Some(at) = queue.pop() {
             let (pod, pending, from_deleting) = pods[at];
             let (outcome, tried) = self.try_schedule(pod);
@@ -249,10 +253,21 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             if !pending && mv.to == Destination::Nowhere {
                 failed_bound += 1;
             }
+            if let (false, Destination::New(claim)) = (pending, &mv.to) {
+                if !claims_with_bound.contains(claim) {
+                    claims_with_bound.push(*claim);
+                }
+            }
             outcomes[at] = Some(mv);
             unexplained[at] = why_not;
             if failed {
                 queue.push(at);
+            }
+            if self.options.decision_only && claims_with_bound.len() > 1 {
+                // Either both claims stay (more than one replacement) or a bound pod is left
+                // without a place: no consolidation either way, whatever the rest does.
+                self.results.moves = outcomes.into_iter().flatten().collect();
+                return;
             }
         }
         // Spelled out only now, once per pod that failed for good: the loop stops after a whole
@@ -713,6 +728,27 @@ mod tests {
         assert_eq!(quick.moves.len(), 1, "the pass stops at the doomed pod: {:?}", quick.moves);
         assert_eq!(landing(&quick, "stuck"), Some(Destination::Nowhere));
         assert!(quick.non_pending_errors().is_some() && full.non_pending_errors().is_some());
+    }
+
+    #[test]
+    fn a_decision_only_pass_stops_once_bound_pods_need_two_new_node_claims() {
+        // consolidation.go computeConsolidation: more than one new NodeClaim is no command. The
+        // test catalogue's largest type has 4 cpu, so three 3-cpu pods need three claims.
+        let big = |name: &str| {
+            let containers = json!([{"name": "c", "resources": {"requests": {"cpu": "3", "memory": "128Mi"}}}]);
+            set(pod(name, "n1"), "/spec/containers", containers)
+        };
+        let mut objects = vec![node_pool("default")];
+        objects.extend(managed_node("n1"));
+        objects.extend([big("a"), big("b"), big("c")]);
+        let snap = snapshot(objects);
+        let cluster = Cluster::new(&snap, now());
+        let world = World::new(&cluster);
+        let full = simulate(&world, &[0], Options { consolidation: true, ..Options::default() });
+        assert_eq!((full.moves.len(), full.new_claims.len()), (3, 3));
+        let quick = simulate(&world, &[0], Options { consolidation: true, decision_only: true, ..Options::default() });
+        assert_eq!((quick.moves.len(), quick.new_claims.len()), (2, 2), "stopped at the second claim");
+        assert!(quick.non_pending_errors().is_none(), "no pod failed: it is the claim count that decides");
     }
 
     #[test]
