@@ -47,7 +47,26 @@ pub(crate) enum Kind {
 }
 
 /// Mirrors [`crate::upstream::COMPUTE_CONSOLIDATION`].
+///
+/// With `decision_only` a failed move carries no per-pod detail. A move that is made is the
+/// same either way: a decision-only pass stops early only on the way to no command, and with
+/// every bound pod placed there is no refusal to spell out; its results are marked as a full
+/// pass's, so that whoever asks for their detail later gets it.
 pub(crate) fn compute_consolidation(
+    world: &World<'_, '_>,
+    candidates: &[&Candidate<'_>],
+    kind: Kind,
+    lift_pod_gates: bool,
+    decision_only: bool,
+) -> Move {
+    let mut m = consolidate(world, candidates, kind, lift_pod_gates, decision_only);
+    if m.decision.is_some() {
+        m.results.options.decision_only = false;
+    }
+    m
+}
+
+fn consolidate(
     world: &World<'_, '_>,
     candidates: &[&Candidate<'_>],
     kind: Kind,

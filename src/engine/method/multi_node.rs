@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::consolidation::{compute_consolidation, remove_by_price_and_min_values, Kind};
+use super::consolidation::{compute_consolidation, remove_by_price_and_min_values, Kind, Move};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
@@ -49,16 +49,16 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     if kept.len() <= max {
         max = kept.len() - 1;
     }
-    // The attempts are judged on the decision alone: only the best one is ever read, and it is
-    // judged again in full below (the same simulation, with its texts).
-    let mut best: Option<Vec<&Candidate<'_>>> = None;
+    // The attempts are judged on the decision alone: a failed one is never read, and one that
+    // acts is the same as in full (`compute_consolidation`).
+    let mut best: Option<(Vec<&Candidate<'_>>, Move)> = None;
     while min <= max {
         let mid = usize::midpoint(min, max);
         let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
         let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi, false, true);
         let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
         if scored {
-            best = Some(prefix);
+            best = Some((prefix, attempt));
             min = mid + 1;
         } else {
             if mid == 0 {
@@ -67,8 +67,7 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             max = mid - 1;
         }
     }
-    if let Some(prefix) = best {
-        let m = compute_consolidation(ctx.world, &prefix, Kind::Multi, false, false);
+    if let Some((prefix, m)) = best {
         let decision = m.decision.unwrap_or(Decision::Delete);
         let mut findings = m.findings.clone();
         findings.push(Reason::new(

@@ -64,15 +64,11 @@ fn evaluate(ctx: &Context<'_, '_>, c: &Candidate<'_>, outcome: &mut Outcome) -> 
 }
 
 /// The move of a candidate whose verdict nobody reads: judged on the decision alone (cheaper
-/// when it fails, see [`crate::engine::scheduling::Options::decision_only`]), and judged again
-/// in full only when it acts, so that the command reads as it always does. Its reason when it
-/// fails is the decision's code without the per-pod detail.
+/// when it fails, see [`crate::engine::scheduling::Options::decision_only`]; a command is the
+/// same as in full, see [`compute_consolidation`]). Its reason when it fails is the decision's
+/// code without the per-pod detail.
 fn unexplained_move(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> SingleMove {
-    let quick = judge(ctx, c, false, true);
-    if quick.command.is_some() {
-        return single_move(ctx, c, false);
-    }
-    quick
+    judge(ctx, c, false, true)
 }
 
 /// One candidate's single-node move: the command, or why there is none (and the simulation

@@ -293,7 +293,12 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// with every preference relaxed, its node requirements still pin `kubernetes.io/hostname`
     /// to nodes that are all excluded (candidates or deleting), and to no name a new NodeClaim
     /// could take (a claim's hostname is a placeholder, `NewNodeClaim`).
-    fn doomed(&self, pod: &Pod) -> bool {
+    fn doomed(&self, pod: &'a Pod) -> bool {
+        // Relaxing only drops constraints, so a pod is pinned after it only if every
+        // alternative names the hostname before it: the memoised fit answers most pods.
+        if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
+            return false;
+        }
         let mut relaxed = Cow::Borrowed(pod);
         preferences::ignore_preferences(&mut relaxed);
         let requirements = pod_data::node_requirements(&relaxed, self.world.cluster);
