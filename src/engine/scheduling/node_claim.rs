@@ -107,7 +107,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
             return Err(format!("did not tolerate taint {taint}"));
         }
         let mut reqs = None;
-        let mut last_err = String::new();
+        let mut last_err = None;
         for r in pod_reqs {
             match claim.labels.compatible(r, &is_well_known) {
                 Ok(()) => {
@@ -116,10 +116,12 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
                     reqs = Some(merged);
                     break;
                 }
-                Err(e) => last_err = format!("incompatible requirements, {e}"),
+                Err(e) => last_err = Some(e),
             }
         }
-        let mut reqs = reqs.ok_or(last_err)?;
+        let Some(mut reqs) = reqs else {
+            return Err(last_err.map_or_else(String::new, |e| format!("incompatible requirements, {e}")));
+        };
         if !rules.is_empty() {
             let narrowing =
                 rules.admit_new(&|key: &str| self.claim_domain(&reqs, key, &claim.name)).map_err(str::to_owned)?;

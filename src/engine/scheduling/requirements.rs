@@ -185,22 +185,47 @@ impl Requirements {
     /// `undefined_ok` may be missing from `self` (well-known labels a new node will get).
     ///
     /// Mirrors karpenter `Requirements.Compatible`.
-    pub fn compatible(&self, pod: &Requirements, undefined_ok: &dyn Fn(&str) -> bool) -> Result<(), String> {
+    pub fn compatible<'r>(
+        &'r self,
+        pod: &'r Requirements,
+        undefined_ok: &dyn Fn(&str) -> bool,
+    ) -> Result<(), Incompatible<'r>> {
         for (key, want) in &pod.0 {
             match self.0.get(key) {
                 Some(have) => {
                     if !have.intersects(want) && !want.is_empty_set() {
-                        return Err(format!("key {key}: {} not in {}", describe(have), describe(want)));
+                        return Err(Incompatible::NotIn { key, have, want });
                     }
                     if want.is_empty_set() && !have.is_empty_set() && !have.complement {
-                        return Err(format!("key {key} must not exist"));
+                        return Err(Incompatible::MustNotExist { key });
                     }
                 }
                 None if want.allows_absent() || undefined_ok(key) => {}
-                None => return Err(format!("key {key} does not have known values")),
+                None => return Err(Incompatible::Unknown { key }),
             }
         }
         Ok(())
+    }
+}
+
+/// Why two requirement sets are not compatible, written out only when displayed (most
+/// callers only ask whether they are).
+#[derive(Debug, Clone, Copy)]
+pub enum Incompatible<'r> {
+    NotIn { key: &'r str, have: &'r Requirement, want: &'r Requirement },
+    MustNotExist { key: &'r str },
+    Unknown { key: &'r str },
+}
+
+impl std::fmt::Display for Incompatible<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Incompatible::NotIn { key, have, want } => {
+                write!(f, "key {key}: {} not in {}", describe(have), describe(want))
+            }
+            Incompatible::MustNotExist { key } => write!(f, "key {key} must not exist"),
+            Incompatible::Unknown { key } => write!(f, "key {key} does not have known values"),
+        }
     }
 }
 
@@ -338,7 +363,7 @@ mod tests {
         let mut pod = Requirements::default();
         pod.add("topology.kubernetes.io/zone", &Requirement::in_values(["a"]));
         pod.add("kubernetes.io/arch", &Requirement::in_values(["amd64"]));
-        let err = node.compatible(&pod, &no_undefined).expect_err("arch differs");
+        let err = node.compatible(&pod, &no_undefined).expect_err("arch differs").to_string();
         assert!(err.contains("kubernetes.io/arch"), "{err}");
     }
 
@@ -356,7 +381,7 @@ mod tests {
         both.add_all(&reqs("Lte", "8"));
         let cpu = both.get("cpu").expect("cpu");
         assert!(cpu.allows("4") && cpu.allows("8") && !cpu.allows("9") && !cpu.allows("3"));
-        let err = labels(&[("cpu", "2")]).compatible(&both, &no_undefined).expect_err("2 < 4");
+        let err = labels(&[("cpu", "2")]).compatible(&both, &no_undefined).expect_err("2 < 4").to_string();
         assert!(err.contains(">=4") && err.contains("<=8"), "{err}");
     }
 

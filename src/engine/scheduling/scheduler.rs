@@ -280,7 +280,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 if self.world.templates.is_empty() {
                     why.push("no NodePool can launch capacity for it".into());
                 }
-                why.extend(why_not.claim_errors);
+                why.extend(self.template_errors(why_not.pod, &why_not.tried));
                 mv.why = why;
                 mv.rejections = refusals.nodes;
             }
@@ -437,10 +437,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             Err(errors) if errors.first().is_some_and(|e| e == DRA_UNSUPPORTED) => {
                 (Destination::Nowhere, errors, Vec::new())
             }
-            Err(claim_errors)
-                if !self.options.decision_only && (detail || (!pending && failed_bound < ERRORS_LISTED)) =>
-            {
-                let why_not = Unexplained { pod, tried, claim_errors };
+            Err(_) if !self.options.decision_only && (detail || (!pending && failed_bound < ERRORS_LISTED)) => {
+                let why_not = Unexplained { pod, tried };
                 return (
                     PodMove { pod: key, pending, to: Destination::Nowhere, why: Vec::new(), rejections: Vec::new() },
                     Some(why_not),
@@ -496,30 +494,47 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 return Ok(Placement::Claim(i, false));
             }
         }
-        let mut claim_errors = Vec::new();
         for template in &world.templates {
             let claim = Claim::new(template, placeholder_hostname(self.claims.len() + 1));
-            match self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules) {
-                Ok(addition) => {
-                    if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
-                        subtract_max(left, &addition.types);
-                    }
-                    self.claims.push(claim);
-                    self.results.new_claims.push(NewClaim {
-                        node_pool: template.pool.metadata.name.clone(),
-                        requirements: Requirements::default(),
-                        instance_types: Vec::new(),
-                        ..NewClaim::default()
-                    });
-                    let i = self.claims.len() - 1;
-                    self.commit_claim(i, pod, &requests, addition);
-                    return Ok(Placement::Claim(i, true));
+            if let Ok(addition) = self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules) {
+                if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
+                    subtract_max(left, &addition.types);
                 }
-                Err(_) if self.options.decision_only => {}
-                Err(e) => claim_errors.push(format!("nodepool/{}: {e}", template.pool.metadata.name)),
+                self.claims.push(claim);
+                self.results.new_claims.push(NewClaim {
+                    node_pool: template.pool.metadata.name.clone(),
+                    requirements: Requirements::default(),
+                    instance_types: Vec::new(),
+                    ..NewClaim::default()
+                });
+                let i = self.claims.len() - 1;
+                self.commit_claim(i, pod, &requests, addition);
+                return Ok(Placement::Claim(i, true));
             }
         }
-        Err(claim_errors)
+        // Each NodePool's reason is written only for a pod that fails for good, by
+        // [`Self::template_errors`] once the pass is over.
+        Err(Vec::new())
+    }
+
+    /// Each NodePool's reason for refusing the pod (as last tried), as `place` found them on
+    /// its last attempt: asked only once the pass is over, when the state is still the one
+    /// that attempt saw (see [`Self::solve`]).
+    fn template_errors(&self, pod: &'a Pod, tried: &Pod) -> Vec<String> {
+        let world = self.world;
+        let requests = world.requests(pod);
+        let fit = if std::ptr::eq(pod, tried) { world.pod_fit(pod) } else { world.fit_by_fingerprint(tried) };
+        let rules = self.rules(pod, tried);
+        let hostname = placeholder_hostname(self.claims.len() + 1);
+        world
+            .templates
+            .iter()
+            .filter_map(|template| {
+                let claim = Claim::new(template, hostname.clone());
+                let refused = self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules).err()?;
+                Some(format!("nodepool/{}: {refused}", template.pool.metadata.name))
+            })
+            .collect()
     }
 
     /// Records where a pod landed, for the topology counts of the pods after it.
@@ -580,13 +595,12 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 }
 
-/// A failed attempt whose refusals are still to be written: the pod, its copy as last tried
-/// (preferences relaxed) and each NodePool's reason.
+/// A failed attempt whose refusals are still to be written: the pod and its copy as last
+/// tried (preferences relaxed).
 #[derive(Debug, Clone)]
 struct Unexplained<'a> {
     pod: &'a Pod,
     tried: Cow<'a, Pod>,
-    claim_errors: Vec<String>,
 }
 
 /// Where a placed pod is, for topology.
