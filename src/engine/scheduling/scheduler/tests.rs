@@ -1,0 +1,105 @@
+//! The scheduling loop: decision-only passes against full ones, and pinned static fits.
+
+use serde_json::json;
+
+use super::super::results::Destination;
+use super::super::{simulate, World};
+use super::Options;
+use crate::engine::state::Cluster;
+use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+fn pinned(name: &str, node: &str, to: &[&str]) -> serde_json::Value {
+    let term = json!({"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": to}]});
+    set(
+        pod(name, node),
+        "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms",
+        json!([term]),
+    )
+}
+
+fn cluster_of(extra: Vec<serde_json::Value>) -> crate::snapshot::Snapshot {
+    let mut objects = vec![node_pool("default")];
+    for n in ["n1", "n2", "n3"] {
+        objects.extend(managed_node(n));
+    }
+    objects.extend(extra);
+    snapshot(objects)
+}
+
+fn landing(results: &super::Results, pod: &str) -> Option<Destination> {
+    results.moves.iter().find(|m| m.pod == format!("default/{pod}")).map(|m| m.to.clone())
+}
+
+#[test]
+fn a_pod_pinned_to_the_candidate_fails_and_a_decision_only_pass_stops_at_it() {
+    // nodeclaim.go NewNodeClaim gives a new NodeClaim a placeholder hostname, so a pod whose
+    // required affinity names only the candidate's hostname has nowhere to go.
+    let snap = cluster_of(vec![pod("free", "n1"), pinned("stuck", "n1", &["n1"])]);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let n1 = cluster.nodes.iter().position(|n| n.name == "n1").expect("n1");
+    let full = simulate(&world, &[n1], Options { consolidation: true, ..Options::default() });
+    assert_eq!(landing(&full, "stuck"), Some(Destination::Nowhere));
+    assert!(matches!(landing(&full, "free"), Some(Destination::Existing(_))));
+    assert!(full.moves.iter().any(|m| m.pod == "default/stuck" && !m.why.is_empty()), "the full pass says why");
+    let quick = simulate(&world, &[n1], Options { consolidation: true, decision_only: true, ..Options::default() });
+    assert_eq!(quick.moves.len(), 1, "the pass stops at the doomed pod: {:?}", quick.moves);
+    assert_eq!(landing(&quick, "stuck"), Some(Destination::Nowhere));
+    assert!(quick.non_pending_errors().is_some() && full.non_pending_errors().is_some());
+}
+
+#[test]
+fn a_decision_only_pass_stops_once_bound_pods_need_two_new_node_claims() {
+    // consolidation.go computeConsolidation: more than one new NodeClaim is no command. The
+    // test catalogue's largest type has 4 cpu, so three 3-cpu pods need three claims.
+    let big = |name: &str| {
+        let containers = json!([{"name": "c", "resources": {"requests": {"cpu": "3", "memory": "128Mi"}}}]);
+        set(pod(name, "n1"), "/spec/containers", containers)
+    };
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("n1"));
+    objects.extend([big("a"), big("b"), big("c")]);
+    let snap = snapshot(objects);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let full = simulate(&world, &[0], Options { consolidation: true, ..Options::default() });
+    assert_eq!((full.moves.len(), full.new_claims.len()), (3, 3));
+    let quick = simulate(&world, &[0], Options { consolidation: true, decision_only: true, ..Options::default() });
+    assert_eq!((quick.moves.len(), quick.new_claims.len()), (2, 2), "stopped at the second claim");
+    assert!(quick.non_pending_errors().is_none(), "no pod failed: it is the claim count that decides");
+}
+
+#[test]
+fn a_pod_pinned_to_a_node_that_stays_is_placed_the_same_in_both_passes() {
+    let snap = cluster_of(vec![pinned("elsewhere", "n1", &["n1", "n3"]), pod("free", "n1")]);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let n1 = cluster.nodes.iter().position(|n| n.name == "n1").expect("n1");
+    let n3 = cluster.nodes.iter().position(|n| n.name == "n3").expect("n3");
+    let full = simulate(&world, &[n1], Options { consolidation: true, ..Options::default() });
+    let quick = simulate(&world, &[n1], Options { consolidation: true, decision_only: true, ..Options::default() });
+    assert_eq!(landing(&full, "elsewhere"), Some(Destination::Existing(cluster.nodes[n3].name.clone())));
+    let lands = |r: &super::Results| r.moves.iter().map(|m| (m.pod.clone(), m.to.clone())).collect::<Vec<_>>();
+    assert_eq!(lands(&full), lands(&quick));
+    // With both of its nodes gone it is doomed too.
+    let both = simulate(&world, &[n1, n3], Options { consolidation: true, decision_only: true, ..Options::default() });
+    assert_eq!(landing(&both, "elsewhere"), Some(Destination::Nowhere));
+}
+
+#[test]
+fn a_hostname_pinned_static_fit_is_what_a_full_scan_finds() {
+    let snap =
+        cluster_of(vec![pinned("a", "n1", &["n2", "n3", "nowhere"]), pinned("b", "n1", &["n9"]), pod("c", "n1")]);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    for p in &snap.pods {
+        let fit = world.pod_fit(p);
+        let fast: Vec<usize> = fit.fits.with_room(0, 0, None).collect();
+        let slow: Vec<usize> = (0..world.order.len())
+            .filter(|&q| fit.requirements.iter().any(|r| world.nodes[world.order[q]].admits(r)))
+            .collect();
+        assert_eq!(fast, slow, "{}", p.metadata.name);
+    }
+    let a = snap.pods.iter().find(|p| p.metadata.name == "a").expect("a");
+    assert_eq!(world.pod_fit(a).fits.with_room(0, 0, None).count(), 2);
+}
