@@ -461,8 +461,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn place(&mut self, pod: &'a Pod, tried: &Pod) -> Result<Placement, Vec<String>> {
         let world = self.world;
         let requests = world.requests(pod);
-        // The queued pod's fit is memoised by address; a relaxed copy's by content only.
-        let fit = if std::ptr::eq(pod, tried) { world.pod_fit(pod) } else { world.fit_by_fingerprint(tried) };
+        let fit = self.fit(pod, tried);
         let rules = self.rules(pod, tried);
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
@@ -523,7 +522,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn template_errors(&self, pod: &'a Pod, tried: &Pod) -> Vec<String> {
         let world = self.world;
         let requests = world.requests(pod);
-        let fit = if std::ptr::eq(pod, tried) { world.pod_fit(pod) } else { world.fit_by_fingerprint(tried) };
+        let fit = self.fit(pod, tried);
         let rules = self.rules(pod, tried);
         let hostname = placeholder_hostname(self.claims.len() + 1);
         world
@@ -535,6 +534,16 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 Some(format!("nodepool/{}: {refused}", template.pool.metadata.name))
             })
             .collect()
+    }
+
+    /// The pod's fit as tried: the queued pod's is memoised by address, a relaxed copy's by
+    /// content only.
+    fn fit(&self, pod: &'a Pod, tried: &Pod) -> Rc<super::world::PodFit> {
+        if std::ptr::eq(pod, tried) {
+            self.world.pod_fit(pod)
+        } else {
+            self.world.fit_by_fingerprint(tried)
+        }
     }
 
     /// Records where a pod landed, for the topology counts of the pods after it.
@@ -572,7 +581,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// Every existing node's refusal of the pod, as kube-scheduler sums them up.
     fn refusals(&self, pod: &'a Pod, tried: &Pod) -> Refusals {
         let requests = self.world.requests(pod);
-        let fit = if std::ptr::eq(pod, tried) { self.world.pod_fit(pod) } else { self.world.fit_by_fingerprint(tried) };
+        let fit = self.fit(pod, tried);
         let rules = self.rules(pod, tried);
         let mut out = Refusals { existing: 0, counts: BTreeMap::new(), nodes: Vec::new() };
         for &i in &self.world.order {
