@@ -7,71 +7,31 @@ use std::path::{Path, PathBuf};
 
 use crate::support::root;
 
+/// What the pure core (the engine, the PDB judgement, the forecast) must not mention: no edge,
+/// no clock, and no output format (documents and their serde live in report/).
+const PURE: &[&str] = &[
+    "kube::",
+    "tokio",
+    "clap",
+    "std::fs",
+    "std::env",
+    "SystemTime",
+    "Instant",
+    "crate::source",
+    "crate::report",
+    "crate::render",
+    "crate::app",
+    "crate::cli",
+    "Timestamp::now",
+    "Serialize",
+    "serde::",
+];
+
 /// Each core module and the words it must not contain.
 const RULES: &[(&str, &[&str])] = &[
-    (
-        "src/engine",
-        &[
-            "kube::",
-            "tokio",
-            "clap",
-            "std::fs",
-            "std::env",
-            "SystemTime",
-            "Instant",
-            "crate::source",
-            "crate::report",
-            "crate::render",
-            "crate::app",
-            "crate::cli",
-            "Timestamp::now",
-            // The engine carries no output format: documents and their serde live in report/.
-            "Serialize",
-            "serde::",
-        ],
-    ),
-    (
-        "src/audit",
-        &[
-            "kube::",
-            "tokio",
-            "clap",
-            "std::fs",
-            "std::env",
-            "SystemTime",
-            "Instant",
-            "crate::source",
-            "crate::report",
-            "crate::render",
-            "crate::app",
-            "crate::cli",
-            "Timestamp::now",
-            // The judgement carries no output format: documents and their serde live in report/.
-            "Serialize",
-            "serde::",
-        ],
-    ),
-    (
-        "src/forecast",
-        &[
-            "kube::",
-            "tokio",
-            "clap",
-            "std::fs",
-            "std::env",
-            "SystemTime",
-            "Instant",
-            "crate::source",
-            "crate::report",
-            "crate::render",
-            "crate::app",
-            "crate::cli",
-            "Timestamp::now",
-            // Round after round of the replay: pure, and its documents live in report/.
-            "Serialize",
-            "serde::",
-        ],
-    ),
+    ("src/engine", PURE),
+    ("src/audit", PURE),
+    ("src/forecast", PURE),
     (
         "src/report",
         &[

@@ -9,6 +9,17 @@ use super::requirements::Requirements;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
+use k8s_openapi::api::core::v1::NodeSelectorTerm;
+
+/// The pod's required node-affinity terms (ORed), none when it has no required node affinity.
+pub(super) fn required_node_terms(pod: &Pod) -> &[NodeSelectorTerm] {
+    pod.spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
+        .map_or(&[], |s| s.node_selector_terms.as_slice())
+}
 
 /// Unbound pods the scheduler already gave up on (`PodScheduled=False, Unschedulable`).
 pub(crate) fn is_provisionable(pod: &Pod) -> bool {
@@ -46,10 +57,7 @@ pub(crate) fn pod_requirements(pod: &Pod) -> Vec<Requirements> {
     if let Some(preferred) = preferred {
         base.add_all(&Requirements::from_k8s(preferred.preference.match_expressions.as_deref().unwrap_or_default()));
     }
-    let first = node_affinity
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .and_then(|s| s.node_selector_terms.first());
-    if let Some(term) = first {
+    if let Some(term) = required_node_terms(pod).first() {
         base.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
     }
     vec![base]
@@ -63,14 +71,7 @@ pub(crate) fn pod_requirements(pod: &Pod) -> Vec<Requirements> {
 /// `scheduler.go updateCachedPodData` caches it (`PodData.StrictRequirements`).
 pub(crate) fn strict_requirements(pod: &Pod) -> Requirements {
     let mut base = Requirements::from_labels(&pod.spec.node_selector);
-    let first = pod
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .and_then(|s| s.node_selector_terms.first());
-    if let Some(term) = first {
+    if let Some(term) = required_node_terms(pod).first() {
         base.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
     }
     base
@@ -83,14 +84,7 @@ pub(crate) fn strict_requirements(pod: &Pod) -> Requirements {
 /// Mirrors karpenter `pkg/scheduling/requirements.go` `NewStrictPodRequirements`.
 pub(crate) fn strict_alternatives(pod: &Pod) -> Vec<Requirements> {
     let base = Requirements::from_labels(&pod.spec.node_selector);
-    let terms = pod
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|s| s.node_selector_terms.as_slice())
-        .unwrap_or_default();
+    let terms = required_node_terms(pod);
     if terms.is_empty() {
         return vec![base];
     }

@@ -91,9 +91,7 @@ impl Preferences {
     fn next_step(self, pod: &Pod) -> Option<Step> {
         let affinity = pod.spec.affinity.as_ref();
         let node = affinity.and_then(|a| a.node_affinity.as_ref());
-        let required_terms = node
-            .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-            .map_or(0, |r| r.node_selector_terms.len());
+        let required_terms = super::pod_data::required_node_terms(pod).len();
         let has = |len: Option<usize>| len.is_some_and(|n| n > 0);
         if required_terms > 1 {
             return Some(Step::RequiredNodeAffinityTerm);
