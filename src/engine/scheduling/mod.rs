@@ -27,7 +27,8 @@
 //! | `pkg/scheduling/requirement*.go` | `requirements.rs` |
 //!
 //! No upstream twin (speed): `world.rs` (what every simulation of a replay shares),
-//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `world_memo.rs` and
+//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `shared_pods.rs`
+//! (the pods every simulation shares, placed once), `world_memo.rs` and
 //! `kept_pod_index.rs` (what a forecast keeps of a world from one round to the next).
 //!
 //! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
@@ -72,6 +73,7 @@ mod queue;
 pub mod requirements;
 mod results;
 mod scheduler;
+mod shared_pods;
 pub(crate) mod taints;
 pub(crate) mod topology;
 pub(crate) mod topology_group;

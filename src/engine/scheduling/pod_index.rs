@@ -64,6 +64,23 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         self.pods.push((at, pod));
     }
 
+    /// Whether `filter` selects any indexed pod (the same answer as [`Self::matching`], without
+    /// gathering the posting lists).
+    pub(super) fn any_matching(&self, filter: &PodFilter) -> bool {
+        let (Some(namespaces), Some(selector)) = (&filter.namespaces, &filter.selector) else {
+            return filter.namespaces.is_none()
+                && filter.selector.is_some()
+                && self.pods.iter().any(|(_, pod)| filter.matches(pod));
+        };
+        namespaces.iter().filter_map(|ns| self.by_namespace.get(ns.as_str())).any(|namespace| {
+            let indexed = selector.match_labels.iter().flatten().filter(|(k, _)| is_indexed(self.keys.as_deref(), k));
+            let by_label =
+                indexed.map(|(k, v)| namespace.by_label.get(&(k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice));
+            let ids = by_label.min_by_key(|ids| ids.len()).unwrap_or(&namespace.pods);
+            ids.iter().any(|&id| filter.matches(self.pods[id as usize].1))
+        })
+    }
+
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
     pub(super) fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
@@ -161,6 +178,8 @@ mod tests {
                 .collect();
             assert_eq!(names(&index, filter), scanned, "{filter:?}");
             assert_eq!(names(&narrow, filter), scanned, "{filter:?} with only `tier` indexed");
+            assert_eq!(index.any_matching(filter), !scanned.is_empty(), "{filter:?}");
+            assert_eq!(narrow.any_matching(filter), !scanned.is_empty(), "{filter:?} with only `tier` indexed");
         }
         assert_eq!(names(&index, &filters[1]).len(), 2);
         assert_eq!(names(&index, &filters[2]).len(), 3);

@@ -19,6 +19,7 @@ use super::node_claim::Claim;
 use super::pod_index::PodIndex;
 use super::requirements::Requirements;
 use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
+use super::shared_pods::Tracker;
 use super::topology::{self, Counts, PodFilter, PodTerms, View};
 use super::world::World;
 use super::{node_claim, pod_data, preferences, queue};
@@ -113,6 +114,9 @@ pub(super) struct Simulation<'w, 'c, 'a> {
     pub(super) results: Results,
     /// Per NodePool with `spec.limits`: what is left of them (`scheduler.go remainingResources`).
     pub(super) remaining: BTreeMap<String, Resources>,
+    /// The shared pods' baseline placements and what this simulation changed against them
+    /// (`shared_pods.rs`); `None` when nothing is shared or reuse does not apply.
+    pub(super) shared: Option<Tracker<'a>>,
 }
 
 /// `scheduler.go calculateExistingNodeClaims`/`updateRemainingResources`: each pool's limits
@@ -216,6 +220,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             queue,
             results: Results::default(),
             remaining,
+            shared: Tracker::new(world, candidates, options),
         }
     }
 
@@ -241,9 +246,28 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         // NodeClaims holding a bound pod: a pod never leaves one, and a claim dropped at
         // finalisation leaves its pods with no place, so two of them already mean no command.
         let mut claims_with_bound: Vec<usize> = Vec::new();
+        // The first pass over the queue tries each pod once, in order; failures come round after.
+        let mut attempts = 0;
         while let Some(at) = queue.pop() {
             let (pod, pending, from_deleting) = pods[at];
-            let (outcome, tried) = self.try_schedule(pod);
+            let first_attempt = attempts < pods.len();
+            attempts += 1;
+            let shared = pending || from_deleting;
+            let reused = if first_attempt && shared { self.reusable_destination(pod) } else { None };
+            let (outcome, tried) = match reused {
+                Some(node) => {
+                    let requests = self.world.requests(pod);
+                    self.commit_existing(node, pod, &requests);
+                    if let Some(tracker) = self.shared.as_mut() {
+                        tracker.reused += 1;
+                    }
+                    (Ok(Placement::Existing(node, None)), Cow::Borrowed(pod))
+                }
+                None => self.try_schedule(pod),
+            };
+            if first_attempt && reused.is_none() {
+                self.track_first_attempt(pod, shared, Self::landing(&outcome));
+            }
             let failed = outcome.is_err();
             let was_failed_bound = outcomes[at].as_ref().is_some_and(|m| !m.pending && m.to == Destination::Nowhere);
             if was_failed_bound {
@@ -373,7 +397,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
     /// the pod's own copy; returns the outcome and the pod as last tried.
-    fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
+    pub(super) fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
         let mut tried = Cow::Borrowed(pod);
         // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
         // gets a DRAError, which `trySchedule` returns without relaxing.
@@ -473,14 +497,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
             if self.can_add_existing(i, tried, &requests, &fit.requirements, &rules).is_ok() {
                 let shown = self.options.detail.then(|| self.fit_text(i, &requests));
-                let volumes = world.nodes[i].volume_usage.as_ref().map(|_| self.pod_volumes(pod));
-                let placed = self.placed.entry(i).or_default();
-                pod::add(&mut placed.used, &requests);
-                placed.host_ports.extend(host_ports(pod));
-                if let Some(volumes) = volumes {
-                    super::volume_usage::union_into(&mut placed.volumes, &volumes);
-                }
-                self.land(Landing::Node(i), pod);
+                self.commit_existing(i, pod, &requests);
                 return Ok(Placement::Existing(i, shown));
             }
         }
@@ -514,6 +531,29 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         // Each NodePool's reason is written only for a pod that fails for good, by
         // [`Self::template_errors`] once the pass is over.
         Err(Vec::new())
+    }
+
+    /// Puts the pod on existing node `i`: its requests, host ports and claims, and its landing.
+    fn commit_existing(&mut self, i: usize, pod: &'a Pod, requests: &Resources) {
+        let volumes = self.world.nodes[i].volume_usage.as_ref().map(|_| self.pod_volumes(pod));
+        let placed = self.placed.entry(i).or_default();
+        pod::add(&mut placed.used, requests);
+        placed.host_ports.extend(host_ports(pod));
+        if let Some(volumes) = volumes {
+            super::volume_usage::union_into(&mut placed.volumes, &volumes);
+        }
+        self.land(Landing::Node(i), pod);
+        self.track_landing(i);
+    }
+
+    /// Where an attempt left the pod in this simulation's state (before [`Self::outcome`] may
+    /// still refuse an uninitialized node).
+    pub(super) fn landing(outcome: &Result<Placement, Vec<String>>) -> Option<Landing> {
+        match outcome {
+            Ok(Placement::Existing(i, _)) => Some(Landing::Node(*i)),
+            Ok(Placement::Claim(i, _)) => Some(Landing::Claim(*i)),
+            Err(_) => None,
+        }
     }
 
     /// Each NodePool's reason for refusing the pod (as last tried), as `place` found them on
@@ -564,7 +604,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// The pod's topology rules against the placements so far.
-    fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
+    pub(super) fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
         let terms =
             if std::ptr::eq(pod, tried) { self.world.pod_terms(pod) } else { self.world.terms_by_content(tried) };
         if terms.is_empty()
@@ -621,7 +661,7 @@ pub(super) enum Landing {
 
 /// Where a pod was placed.
 #[derive(Debug, Clone)]
-enum Placement {
+pub(super) enum Placement {
     /// An existing node, with the fit figures when explaining.
     Existing(usize, Option<String>),
     /// A claim of this simulation; `true` when the pod opened it.

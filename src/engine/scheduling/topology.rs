@@ -201,6 +201,13 @@ impl PodTerms {
     pub fn is_empty(&self) -> bool {
         self.spreads.is_empty() && self.anti.is_empty() && self.affinity.is_empty()
     }
+
+    /// Every pod filter the pod's rules count (spreads, anti-affinity and affinity terms,
+    /// required or preferred).
+    pub(super) fn filters(&self) -> impl Iterator<Item = &PodFilter> + '_ {
+        let spreads = self.spreads.iter().map(|(_, f, _)| f);
+        spreads.chain(self.anti.iter().chain(&self.affinity).map(|(_, f, _)| f))
+    }
 }
 
 /// Required terms (`true`), then preferred ones, each with the pods it selects.

@@ -25,6 +25,7 @@ use super::pod_requests::{address, PodRequests};
 use super::preferences::Preferences;
 use super::requirements::Requirements;
 use super::scheduler::Settings;
+use super::shared_pods::Baseline;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
 use super::world_memo::{KeptTerms, WorldMemo};
@@ -100,6 +101,9 @@ pub struct World<'c, 'a> {
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
     /// pinned by hostname first asks: its static fit is then a lookup, not a pass over every node.
     by_hostname: std::cell::OnceCell<HashMap<String, Vec<usize>>>,
+    /// The shared pods placed with no candidate removed, without and with consolidation's
+    /// destination rule (`shared_pods.rs`).
+    shared_baselines: [std::cell::OnceCell<Rc<Baseline>>; 2],
 }
 
 /// Counts per value, memoised by topology key, then by the filter's cache key (looked up by
@@ -254,10 +258,17 @@ impl<'c, 'a> World<'c, 'a> {
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
+            shared_baselines: Default::default(),
         };
         world.templates = templates(&world);
         world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
         world
+    }
+
+    /// The shared pods' baseline for simulations with (or without) consolidation's rules.
+    pub(super) fn shared_baseline(&self, consolidation: bool) -> Rc<Baseline> {
+        let cell = &self.shared_baselines[usize::from(consolidation)];
+        Rc::clone(cell.get_or_init(|| Rc::new(Baseline::new(self, consolidation))))
     }
 
     /// Whether the pod, on node `node`, could move but its do-not-disrupt annotation or a PDB

@@ -1,0 +1,247 @@
+//! No upstream twin (speed): the pods every simulation of a replay places, worked out once.
+//!
+//! `SimulateScheduling` (`disruption/helpers.go`) places the pending pods and the pods of every
+//! deleting node in each candidate's simulation, beside the candidate's own pods. `plan` runs a
+//! simulation per node, so placing those shared pods again each time grows as nodes × shared
+//! pods. Instead, a [`Baseline`] places them once with no candidate removed, and a candidate's
+//! simulation takes a shared pod's first attempt from it whenever the candidate provably
+//! cannot have changed the outcome (see [`Tracker`]); otherwise the pod is placed as usual.
+//! The placements are the same either way; only the work differs.
+//!
+//! Why a baseline placement carries over. Only first attempts are reused: in the first pass over
+//! the queue each pod is tried once, in the sorted order, so a shared pod comes up after the
+//! same shared pods as in the baseline, plus some of the candidates' own. The first-fit search
+//! takes the first node in the destination order that accepts the pod, and whether a node
+//! accepts it depends only on the pod, its topology rules and what the simulation put on that
+//! node so far. So if the pod's rules read the same counts as in the baseline (no pod its terms
+//! select left a candidate or sits elsewhere than in the baseline, no pod that sits elsewhere
+//! has a required anti-affinity term selecting it, no candidate holds one), every node holding
+//! the same pods as then answers as then: each refused, up to the baseline's destination `L`,
+//! which took the pod. Only the nodes whose pods differ are asked again: each one before `L`
+//! must still refuse, and `L`, if it holds a pod it did not hold then, must still accept (one
+//! that only lost pods still has the room, ports and attach slots it had). A removed `L` is
+//! never reused. `shared_pods/tests.rs` checks the claim against the pod-by-pod pass on random
+//! clusters, and that dropping any one of these conditions breaks it.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use super::pod_index::PodIndex;
+use super::pod_requests::address;
+use super::scheduler::{Landing, Options, Simulation};
+use super::topology::{PodTerms, Rules};
+use super::world::World;
+use crate::snapshot::Pod;
+
+/// Where a shared pod's first attempt went with no candidate removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum First {
+    Node(usize),
+    /// A NodeClaim of the baseline's own.
+    Claim,
+    Nowhere,
+}
+
+/// One shared pod as the baseline saw it.
+#[derive(Debug)]
+struct SharedPod {
+    first: First,
+    /// The topology rules of that attempt, when it took an existing node as queued (no
+    /// preference relaxed): the only attempts reused.
+    rules: Option<Rules>,
+    terms: Rc<PodTerms>,
+    /// Nodes holding a pod whose required anti-affinity selects this one, ascending.
+    holders: Vec<usize>,
+}
+
+/// The shared pods' first attempts in a simulation with no candidate (per value of
+/// [`Options::consolidation`], which decides the destinations under consolidateAfter).
+#[derive(Debug)]
+pub(crate) struct Baseline {
+    /// By pod address.
+    pods: HashMap<usize, SharedPod>,
+    /// Per node: its position in the destination order.
+    position: Vec<usize>,
+}
+
+impl Baseline {
+    pub(super) fn new(world: &World<'_, '_>, consolidation: bool) -> Self {
+        // No candidate: the queue is exactly the shared pods, in the order every simulation
+        // tries them among its own.
+        let mut sim = Simulation::new(world, &[], Options { consolidation, ..Options::default() });
+        let queue = std::mem::take(&mut sim.queue);
+        let mut pods = HashMap::with_capacity(queue.len());
+        for &(pod, ..) in &queue {
+            let rules = sim.rules(pod, pod);
+            let (outcome, tried) = sim.try_schedule(pod);
+            let (first, rules) = match Simulation::landing(&outcome) {
+                Some(Landing::Node(node)) => (First::Node(node), matches!(tried, Cow::Borrowed(_)).then_some(rules)),
+                Some(Landing::Claim(_)) => (First::Claim, None),
+                None => (First::Nowhere, None),
+            };
+            let mut holders: Vec<usize> =
+                world.anti_affinity_groups.selecting(pod).flat_map(|g| g.nodes.iter().copied()).collect();
+            holders.sort_unstable();
+            holders.dedup();
+            pods.insert(address(pod), SharedPod { first, rules, terms: world.pod_terms(pod), holders });
+        }
+        let mut position = vec![0; world.nodes.len()];
+        for (p, &i) in world.order.iter().enumerate() {
+            position[i] = p;
+        }
+        Baseline { pods, position }
+    }
+}
+
+/// What one candidate's simulation changed against the [`Baseline`] during its first pass over
+/// the queue (retries are always placed as usual).
+#[derive(Debug)]
+pub(super) struct Tracker<'a> {
+    baseline: Rc<Baseline>,
+    candidates: Vec<usize>,
+    /// Pods that sit elsewhere than in the baseline at this point: the candidates' pods that
+    /// landed, and shared pods that went elsewhere (where they went in either pass).
+    moved: PodIndex<'a, ()>,
+    /// The terms of those of them with required anti-affinity.
+    moved_anti: Vec<Rc<PodTerms>>,
+    /// The existing nodes whose pods differ from the baseline's at this point, by position in
+    /// the destination order, with the cpu and memory they have left (milli-units).
+    pub(super) changed: BTreeMap<usize, Room>,
+    /// Existing nodes holding a pod they did not hold in the baseline.
+    fuller: HashSet<usize>,
+    /// Shared pods taken from the baseline, for tests and profiles.
+    pub(super) reused: usize,
+}
+
+impl<'a> Tracker<'a> {
+    /// For a simulation of `candidates` with `options`, when there are shared pods to reuse.
+    pub(super) fn new(world: &World<'_, 'a>, candidates: &[usize], options: Options) -> Option<Self> {
+        let no_shared = world.pending.is_empty() && world.deleting.is_empty();
+        // The detail's fit figures read the free room as the search found it, and a deleting
+        // candidate's pods are shared in the baseline but the candidate's own here.
+        if no_shared || candidates.is_empty() || options.detail || candidates.iter().any(|&c| world.is_deleting(c)) {
+            return None;
+        }
+        Some(Tracker {
+            baseline: world.shared_baseline(options.consolidation),
+            candidates: candidates.to_vec(),
+            moved: PodIndex::new([], Some(std::sync::Arc::clone(&world.selector_keys))),
+            moved_anti: Vec::new(),
+            changed: BTreeMap::new(),
+            fuller: HashSet::new(),
+            reused: 0,
+        })
+    }
+}
+
+impl<'a> Simulation<'_, '_, 'a> {
+    /// The baseline's existing node for a shared pod's first attempt, when it provably takes
+    /// the pod here too (see the module's comment).
+    pub(super) fn reusable_destination(&self, pod: &'a Pod) -> Option<usize> {
+        let tracker = self.shared.as_ref()?;
+        let shared = tracker.baseline.pods.get(&address(pod))?;
+        let (First::Node(node), Some(rules)) = (shared.first, shared.rules.as_ref()) else { return None };
+        if self.excluded[node] || self.topology_moved_for(tracker, shared, pod) {
+            return None;
+        }
+        let requests = self.world.requests(pod);
+        let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
+        let (cpu, memory) = (milli("cpu"), milli("memory"));
+        // Most changed nodes are full: their room, kept up to date, settles them without a look.
+        let earlier = tracker.changed.range(..tracker.baseline.position[node]).map(|(_, room)| room);
+        let earlier = earlier.filter(|room| room.fits(cpu, memory)).map(|room| (room.node, false));
+        let mut asked = earlier.chain(tracker.fuller.contains(&node).then_some((node, true)));
+        let Some(first) = asked.next() else { return Some(node) };
+        let fit = self.world.pod_fit(pod);
+        // The rules are the baseline's (the counts they read are unchanged); `L` passed them
+        // there, and a node's domains never change.
+        let no_rules = Rules::default();
+        let accepts = |i: usize| {
+            let passes = |rules: &Rules| self.can_add_existing(i, pod, &requests, &fit.requirements, rules).is_ok();
+            !self.excluded[i] && self.has_room(i, cpu, memory) && passes(&no_rules) && (i == node || passes(rules))
+        };
+        std::iter::once(first).chain(asked).all(|(i, should_accept)| accepts(i) == should_accept).then_some(node)
+    }
+
+    /// Whether the counts or the existing anti-affinity the pod's rules read may differ from
+    /// the baseline's: a pod its terms select left a candidate or sits elsewhere, a pod that
+    /// sits elsewhere has a required anti-affinity term selecting it, or a candidate holds a
+    /// pod whose term selects it.
+    fn topology_moved_for(&self, tracker: &Tracker<'a>, shared: &SharedPod, pod: &'a Pod) -> bool {
+        let moved = |f| self.gone.any_matching(f) || tracker.moved.any_matching(f);
+        shared.terms.filters().any(moved)
+            || tracker.moved_anti.iter().any(|t| t.required_anti.iter().any(|(_, f)| f.matches(pod)))
+            || tracker.candidates.iter().any(|c| shared.holders.binary_search(c).is_ok())
+    }
+
+    /// Records a first attempt's landing against the baseline: `shared` pods that went where
+    /// they went there change nothing.
+    pub(super) fn track_first_attempt(&mut self, pod: &'a Pod, shared: bool, landed: Option<Landing>) {
+        let Some(tracker) = self.shared.as_ref() else { return };
+        let mut emptier = None;
+        if shared {
+            let first = tracker.baseline.pods.get(&address(pod)).map_or(First::Nowhere, |p| p.first);
+            match (first, landed) {
+                (First::Node(node), Some(Landing::Node(i))) if node == i => return,
+                (First::Nowhere, None) => return,
+                (First::Node(node), _) => emptier = Some(node),
+                _ => {}
+            }
+        } else if landed.is_none() {
+            // A candidate's pod that stays nowhere has only left its domains (`gone`).
+            return;
+        }
+        let fuller = match landed {
+            Some(Landing::Node(i)) => Some(i),
+            _ => None,
+        };
+        let rooms: Vec<(usize, Room)> =
+            emptier.into_iter().chain(fuller).map(|i| (tracker.baseline.position[i], self.room(i))).collect();
+        let terms = self.world.pod_terms(pod);
+        let Some(tracker) = self.shared.as_mut() else { return };
+        tracker.changed.extend(rooms);
+        tracker.fuller.extend(fuller);
+        tracker.moved.push((), pod);
+        if !terms.required_anti.is_empty() {
+            tracker.moved_anti.push(terms);
+        }
+    }
+
+    /// Node `i`'s cpu and memory left in this simulation.
+    fn room(&self, i: usize) -> Room {
+        let node = &self.world.nodes[i];
+        let used = |k: &str| self.placed.get(&i).and_then(|p| p.used.get(k)).map_or(0, |q| q.milli());
+        Room { node: i, cpu: node.free_cpu - used("cpu"), memory: node.free_memory - used("memory") }
+    }
+
+    /// Keeps a changed node's room up to date after a pod landed on it.
+    pub(super) fn track_landing(&mut self, i: usize) {
+        let Some(tracker) = self.shared.as_ref() else { return };
+        let at = tracker.baseline.position[i];
+        if tracker.changed.contains_key(&at) {
+            let room = self.room(i);
+            self.shared.as_mut().map(|t| t.changed.insert(at, room));
+        }
+    }
+}
+
+/// A changed node with the cpu and memory it has left.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Room {
+    node: usize,
+    cpu: i128,
+    memory: i128,
+}
+
+impl Room {
+    /// `has_room`'s answer for a pod asking this much.
+    fn fits(self, cpu: i128, memory: i128) -> bool {
+        super::fit_list::room(self.cpu, cpu) && super::fit_list::room(self.memory, memory)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,206 @@
+//! Reusing the shared pods' baseline never changes a simulation: every candidate's results
+//! with reuse equal those placed pod by pod, and reuse does happen.
+
+use serde_json::json;
+
+use super::super::scheduler::{Options, Simulation};
+use super::super::World;
+use crate::engine::labels::{HOSTNAME, ZONE};
+use crate::engine::state::Cluster;
+use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+/// A pod of `app` asking for `cpu`, on `node` ("" for pending).
+fn sized(name: &str, app: &str, node: &str, cpu: &str) -> serde_json::Value {
+    let containers = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
+    let p = set(set(pod(name, node), "/spec/containers", containers), "/metadata/labels", json!({"app": app}));
+    if node.is_empty() {
+        let unschedulable = json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"});
+        set(
+            set(p, "/spec/nodeName", json!(null)),
+            "/status",
+            json!({"phase": "Pending", "conditions": [unschedulable]}),
+        )
+    } else {
+        p
+    }
+}
+
+/// One zone spread per hostname over the pods of `app`.
+fn spread(p: serde_json::Value, app: &str) -> serde_json::Value {
+    set(
+        p,
+        "/spec/topologySpreadConstraints",
+        json!([{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": app}}}]),
+    )
+}
+
+fn cluster() -> crate::snapshot::Snapshot {
+    let mut objects = vec![node_pool("default")];
+    for n in ["n1", "n2", "n3", "n4", "n5", "n6"] {
+        let [node, claim] = managed_node(n);
+        let zone = if n < "n4" { "zone-a" } else { "zone-b" };
+        objects.push(set(node, "/metadata/labels/topology.kubernetes.io~1zone", json!(zone)));
+        objects.push(claim);
+    }
+    // A node being disrupted: its pods move in every simulation.
+    let [node, claim] = managed_node("gone");
+    objects.push(set(node, "/spec/taints", json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])));
+    objects.push(claim);
+    // Nodes partly full, so that the candidates' pods and the shared ones compete for room.
+    let load = [("n1", "2500m"), ("n2", "2700m"), ("n3", "3050m"), ("n4", "500m"), ("n5", "2"), ("n6", "1500m")];
+    for (i, (node, cpu)) in load.iter().enumerate() {
+        objects.push(sized(&format!("base-{i}"), &format!("base-{i}"), node, cpu));
+        objects.push(sized(&format!("small-{i}"), "small", node, "300m"));
+        objects.push(spread(sized(&format!("web-{i}"), "web", node, "200m"), "web"));
+    }
+    for (i, cpu) in ["1", "700m", "400m", "1200m", "250m"].iter().enumerate() {
+        objects.push(sized(&format!("moving-{i}"), &format!("moving-{i}"), "gone", cpu));
+    }
+    objects.push(spread(sized("moving-web", "web", "gone", "200m"), "web"));
+    for (i, cpu) in ["600m", "900m", "150m"].iter().enumerate() {
+        objects.push(sized(&format!("pending-{i}"), &format!("pending-{i}"), "", cpu));
+    }
+    objects.push(spread(sized("pending-web", "web", "", "200m"), "web"));
+    // `db` runs on n1 alone, so `near` must go to n1's zone; a candidate's `db` pod that moves
+    // to the other zone takes `near` with it. `apart` must keep off nodes running `db`.
+    objects.push(sized("db-0", "db", "n1", "1"));
+    objects.push(sized("db-1", "db", "n5", "100m"));
+    let term = |key: &str| json!([{"topologyKey": key, "labelSelector": {"matchLabels": {"app": "db"}}}]);
+    let near = sized("pending-near", "near", "", "450m");
+    let affinity = "/spec/affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution";
+    objects.push(set(near, affinity, term("topology.kubernetes.io/zone")));
+    // Smaller than `near`: where `near` no longer goes, it finds the room `near` took.
+    objects.push(sized("pending-after-near", "after-near", "", "400m"));
+    let apart = sized("moving-apart", "apart", "gone", "500m");
+    let anti = "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution";
+    objects.push(set(apart, anti, term("kubernetes.io/hostname")));
+    snapshot(objects)
+}
+
+#[test]
+fn every_candidate_simulates_the_same_with_and_without_the_baseline() {
+    let snap = cluster();
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    assert_eq!(world.deleting.len(), 1, "the disrupted node deletes");
+    assert_eq!(world.pending.len(), 6);
+    let nodes: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| !world.is_deleting(i)).collect();
+    let mut sets: Vec<Vec<usize>> = nodes.iter().map(|&i| vec![i]).collect();
+    sets.extend(nodes.windows(2).map(<[usize]>::to_vec));
+    sets.push(nodes.clone());
+    let (mut reused, mut placed_again) = (0, 0);
+    for consolidation in [false, true] {
+        for candidates in &sets {
+            let options = Options { consolidation, ..Options::default() };
+            let mut with = Simulation::new(&world, candidates, options);
+            assert!(with.shared.is_some(), "reuse applies to {candidates:?}");
+            let shared = with.queue.iter().filter(|(_, pending, deleting)| *pending || *deleting).count();
+            with.solve();
+            let mut without = Simulation::new(&world, candidates, options);
+            without.shared = None;
+            without.solve();
+            assert_eq!(with.results, without.results, "candidates {candidates:?}, consolidation {consolidation}");
+            let n = with.shared.as_ref().map_or(0, |t| t.reused);
+            reused += n;
+            placed_again += shared - n;
+        }
+    }
+    assert!(reused > 0, "some shared pods are taken from the baseline");
+    assert!(placed_again > 0, "and some are placed again, where a candidate changed their outcome");
+}
+
+#[test]
+fn no_reuse_without_shared_pods_or_when_explaining() {
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("n1"));
+    objects.push(pod("a", "n1"));
+    let snap = snapshot(objects);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    assert!(Simulation::new(&world, &[0], Options::default()).shared.is_none(), "nothing is shared");
+    let snap = super::tests::cluster();
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let detail = Options { detail: true, ..Options::default() };
+    assert!(Simulation::new(&world, &[0], detail).shared.is_none(), "the detail reads the room as searched");
+    assert!(Simulation::new(&world, &[], Options::default()).shared.is_none(), "the baseline itself");
+}
+
+/// A small random cluster: two zones, uneven loads, shared pods of every kind with affinity,
+/// anti-affinity and spreads over a few apps.
+fn random_cluster(seed: u64) -> crate::snapshot::Snapshot {
+    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let apps = ["db", "web", "cache"];
+    let mut objects = vec![node_pool("default")];
+    let nodes: Vec<String> = (1..=7).map(|i| format!("n{i}")).collect();
+    for (i, n) in nodes.iter().enumerate() {
+        let [node, claim] = managed_node(n);
+        let zone = if i % 2 == 0 { "zone-a" } else { "zone-b" };
+        objects.push(set(node, "/metadata/labels/topology.kubernetes.io~1zone", json!(zone)));
+        objects.push(claim);
+    }
+    let [node, claim] = managed_node("gone");
+    objects.push(set(node, "/spec/taints", json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])));
+    objects.push(claim);
+    let mut count = 0;
+    let mut add = |objects: &mut Vec<serde_json::Value>, node: &str, next: &mut dyn FnMut(u64) -> u64| {
+        count += 1;
+        let app = apps[usize::try_from(next(3)).unwrap_or(0)];
+        let cpu = format!("{}m", 100 + 100 * next(12));
+        let p = sized(&format!("p{count}"), app, node, &cpu);
+        let other = apps[usize::try_from(next(3)).unwrap_or(0)];
+        let term = |key: &str| json!([{"topologyKey": key, "labelSelector": {"matchLabels": {"app": other}}}]);
+        let (affinity, anti) = ("/spec/affinity/podAffinity/required", "/spec/affinity/podAntiAffinity/required");
+        let p = match next(6) {
+            0 => set(p, &format!("{affinity}DuringSchedulingIgnoredDuringExecution"), term(ZONE)),
+            1 => set(p, &format!("{anti}DuringSchedulingIgnoredDuringExecution"), term(HOSTNAME)),
+            2 => set(p, &format!("{anti}DuringSchedulingIgnoredDuringExecution"), term(ZONE)),
+            3 => spread(p, app),
+            _ => p,
+        };
+        objects.push(p);
+    };
+    for n in &nodes {
+        for _ in 0..next(5) {
+            add(&mut objects, n, &mut next);
+        }
+    }
+    for _ in 0..2 + next(5) {
+        add(&mut objects, "gone", &mut next);
+    }
+    for _ in 0..=next(4) {
+        add(&mut objects, "", &mut next);
+    }
+    snapshot(objects)
+}
+
+#[test]
+fn random_clusters_simulate_the_same_with_and_without_the_baseline() {
+    let (mut reused, mut compared) = (0, 0);
+    for seed in 0..300 {
+        let snap = random_cluster(seed);
+        let cluster = Cluster::new(&snap, now());
+        let world = World::new(&cluster);
+        let nodes: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| !world.is_deleting(i)).collect();
+        let sets = nodes.iter().map(|&i| vec![i]).chain(nodes.windows(3).map(<[usize]>::to_vec));
+        for candidates in sets {
+            // Every pass the replay runs: consolidation's, a gate-lifted one, a decision-only one.
+            let (lift_pod_gates, decision_only) = (seed % 3 == 1, seed % 3 == 2);
+            let options = Options { consolidation: seed % 4 != 0, lift_pod_gates, decision_only, ..Options::default() };
+            let mut with = Simulation::new(&world, &candidates, options);
+            with.solve();
+            let mut without = Simulation::new(&world, &candidates, options);
+            without.shared = None;
+            without.solve();
+            assert_eq!(with.results, without.results, "seed {seed}, candidates {candidates:?}");
+            reused += with.shared.as_ref().map_or(0, |t| t.reused);
+            compared += 1;
+        }
+    }
+    assert!(reused > compared, "reuse is common: {reused} pods over {compared} simulations");
+}
