@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
-use super::scheduler::Simulation;
+use super::scheduler::{Placed, Simulation};
 use super::{fit_list, taints, topology};
 use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
 use crate::engine::pod;
@@ -63,6 +63,9 @@ impl<'a> BaseNode<'a> {
     }
 }
 
+/// kube-scheduler's reason for a node whose labels a pod's node affinity or selector refuses.
+pub(super) const AFFINITY_MISMATCH: &str = "node(s) didn't match Pod's node affinity/selector";
+
 impl Simulation<'_, '_, '_> {
     /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
     pub(super) fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
@@ -79,8 +82,27 @@ impl Simulation<'_, '_, '_> {
         pod_reqs: &[Requirements],
         rules: &topology::Rules,
     ) -> Result<(), Cow<'static, str>> {
+        self.admits_before_affinity(i, pod, requests, self.placed.get(&i))?;
+        if !pod_reqs.iter().any(|r| self.world.nodes[i].admits(r)) {
+            return Err(AFFINITY_MISMATCH.into());
+        }
+        if !rules.is_empty() {
+            rules.admit_existing(&|key: &str| self.world.node_domain(i, key))?;
+        }
+        Ok(())
+    }
+
+    /// The checks `ExistingNode.CanAdd` makes before the node's labels, in kube-scheduler's
+    /// order of reasons: consolidateAfter, taints, attach limits, host ports, resources, against
+    /// the node with `placed` on it (`None`: as the simulation found it).
+    pub(super) fn admits_before_affinity(
+        &self,
+        i: usize,
+        pod: &Pod,
+        requests: &Resources,
+        placed: Option<&Placed>,
+    ) -> Result<(), Cow<'static, str>> {
         let node = &self.world.nodes[i];
-        let placed = self.placed.get(&i);
         if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
             return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
         }
@@ -97,7 +119,9 @@ impl Simulation<'_, '_, '_> {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
         for (resource, want) in requests {
-            if want.milli() > 0 && *want > self.free(i, resource) {
+            let base = node.available.get(resource).copied().unwrap_or_default();
+            let free = placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u));
+            if want.milli() > 0 && *want > free {
                 // Refusals are counted over every node: the common reasons allocate nothing.
                 return Err(match resource.as_str() {
                     "pods" => "Too many pods".into(),
@@ -106,12 +130,6 @@ impl Simulation<'_, '_, '_> {
                     other => format!("Insufficient {other}").into(),
                 });
             }
-        }
-        if !pod_reqs.iter().any(|r| node.admits(r)) {
-            return Err("node(s) didn't match Pod's node affinity/selector".into());
-        }
-        if !rules.is_empty() {
-            rules.admit_existing(&|key: &str| self.world.node_domain(i, key))?;
         }
         Ok(())
     }

@@ -63,6 +63,11 @@ impl FitList {
         }
     }
 
+    /// Positions in the destination order of every node in the list, ascending.
+    pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.all.positions.iter().copied()
+    }
+
     /// Positions in the destination order of the nodes that may have room for `cpu` and
     /// `memory` (milli-units) and, when `zones` is given, lie in one of them; in order.
     pub fn with_room<'s>(&'s self, cpu: i128, memory: i128, zones: Option<&BTreeSet<&str>>) -> InOrder<'s> {

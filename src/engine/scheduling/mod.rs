@@ -17,6 +17,7 @@
 //! | `queue.go` | `queue.rs` |
 //! | `preferences.go` | `preferences.rs` |
 //! | `existingnode.go` | `existing_node.rs` |
+//! | kube-scheduler `framework/types.go` (`FitError`: "0/N nodes are available") | `fit_error.rs` |
 //! | `nodeclaim.go` | `node_claim.rs` |
 //! | `nodeclaimtemplate.go`, `scheduler.go` (`buildDaemonOverheadGroups`) | `node_claim_template.rs` |
 //! | `pkg/scheduling/hostportusage.go` | `host_port_usage.rs` |
@@ -59,6 +60,7 @@
 
 mod anti_affinity_index;
 mod existing_node;
+mod fit_error;
 mod fit_list;
 mod host_port_usage;
 mod instance_types;
@@ -75,6 +77,8 @@ mod results;
 mod scheduler;
 mod shared_pods;
 pub(crate) mod taints;
+#[cfg(test)]
+mod test_clusters;
 pub(crate) mod topology;
 pub(crate) mod topology_group;
 pub(crate) mod topology_node_filter;

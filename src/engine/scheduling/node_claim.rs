@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
 use super::instance_types::{allocatable, instance_type_compatible, offering_compatible, sort_by_cheapest};
 use super::node_claim_template::Template;
-use super::requirements::{Requirement, Requirements};
+use super::requirements::{Incompatible, Requirement, Requirements};
 use super::scheduler::{describe_resources, Landing, Simulation};
 use super::{taints, topology};
 use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
@@ -95,16 +95,16 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     /// offerings to reserve if so.
     ///
     /// Mirrors karpenter `nodeclaim.go` `NodeClaim.CanAdd` / `tryVolumeAlternative`.
-    pub(super) fn can_add_claim(
+    pub(super) fn can_add_claim<'r>(
         &self,
-        claim: &Claim<'w, 'a>,
+        claim: &'r Claim<'w, 'a>,
         pod: &Pod,
         requests: &Resources,
-        pod_reqs: &[Requirements],
+        pod_reqs: &'r [Requirements],
         rules: &topology::Rules,
-    ) -> Result<Addition<'a>, String> {
+    ) -> Result<Addition<'a>, ClaimRefusal<'r>> {
         if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &claim.template.taints) {
-            return Err(format!("did not tolerate taint {taint}"));
+            return Err(format!("did not tolerate taint {taint}").into());
         }
         let mut reqs = None;
         let mut last_err = None;
@@ -120,11 +120,12 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
             }
         }
         let Some(mut reqs) = reqs else {
-            return Err(last_err.map_or_else(String::new, |e| format!("incompatible requirements, {e}")));
+            return Err(last_err.map_or(ClaimRefusal::Text(String::new()), ClaimRefusal::Incompatible));
         };
         if !rules.is_empty() {
-            let narrowing =
-                rules.admit_new(&|key: &str| self.claim_domain(&reqs, key, &claim.name)).map_err(str::to_owned)?;
+            let narrowing = rules
+                .admit_new(&|key: &str| self.claim_domain(&reqs, key, &claim.name))
+                .map_err(|e| ClaimRefusal::Text(e.to_owned()))?;
             for (k, r) in &narrowing {
                 reqs.add(k, r);
             }
@@ -297,6 +298,29 @@ fn within_limits(it: &InstanceType, left: &Resources) -> bool {
     left.iter().all(|(k, left)| it.capacity.get(k).copied().unwrap_or_default() <= *left)
 }
 
+/// Why a NodeClaim refuses a pod, formatted only when shown: the scheduler asks every NodePool
+/// for every pod it tries, and reads the reason only for a pod that fails for good.
+#[derive(Debug)]
+pub(super) enum ClaimRefusal<'r> {
+    Text(String),
+    Incompatible(Incompatible<'r>),
+}
+
+impl From<String> for ClaimRefusal<'_> {
+    fn from(text: String) -> Self {
+        ClaimRefusal::Text(text)
+    }
+}
+
+impl std::fmt::Display for ClaimRefusal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClaimRefusal::Text(text) => f.write_str(text),
+            ClaimRefusal::Incompatible(e) => write!(f, "incompatible requirements, {e}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -324,7 +348,9 @@ mod tests {
         let claim = Claim::new(&world.templates[0], placeholder_hostname(1));
         let p = snap.pods.iter().find(|p| p.metadata.name == name).expect("pod");
         let fit = world.pod_fit(p);
-        let added = sim.can_add_claim(&claim, p, &world.requests(p), &fit.requirements, &Rules::default())?;
+        let added = sim
+            .can_add_claim(&claim, p, &world.requests(p), &fit.requirements, &Rules::default())
+            .map_err(|e| e.to_string())?;
         Ok(added.types.iter().map(|it| it.name.clone()).collect())
     }
 

@@ -18,7 +18,7 @@ use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
 use super::pod_index::PodIndex;
 use super::requirements::Requirements;
-use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
+use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results};
 use super::shared_pods::Tracker;
 use super::topology::{self, Counts, PodFilter, PodTerms, View};
 use super::world::World;
@@ -109,6 +109,9 @@ pub(super) struct Simulation<'w, 'c, 'a> {
     pub(super) landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
     pub(super) placed: HashMap<usize, Placed>,
     pub(super) claims: Vec<Claim<'w, 'a>>,
+    /// Per NodePool, a NodeClaim not opened yet, as of `fresh_for` claims opened.
+    fresh: Vec<Option<Claim<'w, 'a>>>,
+    fresh_for: usize,
     /// Pods to place, in the order they are tried: (pod, already pending, from a deleting node).
     pub(super) queue: Vec<(&'a Pod, bool, bool)>,
     pub(super) results: Results,
@@ -164,20 +167,6 @@ fn subtract_max(remaining: &mut Resources, types: &[&InstanceType]) {
     }
 }
 
-/// Why no existing node took a pod: kube-scheduler's counts per reason, over `existing` nodes.
-struct Refusals {
-    existing: usize,
-    counts: BTreeMap<String, usize>,
-    /// `node: reason`, the first [`MAX_REJECTIONS`].
-    nodes: Vec<String>,
-}
-
-impl Refusals {
-    fn summary(&self) -> String {
-        format!("0/{} nodes are available: {}", self.existing, summarise(&self.counts))
-    }
-}
-
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     pub(super) fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
@@ -217,6 +206,8 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             landed_anti: Vec::new(),
             placed: HashMap::new(),
             claims: Vec::new(),
+            fresh: Vec::new(),
+            fresh_for: 0,
             queue,
             results: Results::default(),
             remaining,
@@ -510,23 +501,34 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 return Ok(Placement::Claim(i, false));
             }
         }
-        for template in &world.templates {
-            let claim = Claim::new(template, placeholder_hostname(self.claims.len() + 1));
-            if let Ok(addition) = self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules) {
-                if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
-                    subtract_max(left, &addition.types);
-                }
-                self.claims.push(claim);
-                self.results.new_claims.push(NewClaim {
-                    node_pool: template.pool.metadata.name.clone(),
-                    requirements: Requirements::default(),
-                    instance_types: Vec::new(),
-                    ..NewClaim::default()
-                });
-                let i = self.claims.len() - 1;
-                self.commit_claim(i, pod, &requests, addition);
-                return Ok(Placement::Claim(i, true));
+        // A NodeClaim not opened yet depends only on its NodePool and on how many this
+        // simulation opened (its placeholder hostname): kept from one pod to the next.
+        if self.fresh.len() != world.templates.len() || self.fresh_for != self.claims.len() {
+            self.fresh = world.templates.iter().map(|_| None).collect();
+            self.fresh_for = self.claims.len();
+        }
+        for (t, template) in world.templates.iter().enumerate() {
+            let claim = self.fresh[t]
+                .take()
+                .unwrap_or_else(|| Claim::new(template, placeholder_hostname(self.claims.len() + 1)));
+            let added = self.can_add_claim(&claim, tried, &requests, &fit.requirements, &rules).ok();
+            let Some(addition) = added else {
+                self.fresh[t] = Some(claim);
+                continue;
+            };
+            if let Some(left) = self.remaining.get_mut(template.pool.metadata.name.as_str()) {
+                subtract_max(left, &addition.types);
             }
+            self.claims.push(claim);
+            self.results.new_claims.push(NewClaim {
+                node_pool: template.pool.metadata.name.clone(),
+                requirements: Requirements::default(),
+                instance_types: Vec::new(),
+                ..NewClaim::default()
+            });
+            let i = self.claims.len() - 1;
+            self.commit_claim(i, pod, &requests, addition);
+            return Ok(Placement::Claim(i, true));
         }
         // Each NodePool's reason is written only for a pod that fails for good, by
         // [`Self::template_errors`] once the pass is over.
@@ -578,7 +580,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// The pod's fit as tried: the queued pod's is memoised by address, a relaxed copy's by
     /// content only.
-    fn fit(&self, pod: &'a Pod, tried: &Pod) -> Rc<super::world::PodFit> {
+    pub(super) fn fit(&self, pod: &'a Pod, tried: &Pod) -> Rc<super::world::PodFit> {
         if std::ptr::eq(pod, tried) {
             self.world.pod_fit(pod)
         } else {
@@ -616,31 +618,6 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
         // Preferences still on the pod bind; relaxed ones are gone from its copy.
         topology::prepare(tried, &terms, self, true)
-    }
-
-    /// Every existing node's refusal of the pod, as kube-scheduler sums them up.
-    fn refusals(&self, pod: &'a Pod, tried: &Pod) -> Refusals {
-        let requests = self.world.requests(pod);
-        let fit = self.fit(pod, tried);
-        let rules = self.rules(pod, tried);
-        let mut out = Refusals { existing: 0, counts: BTreeMap::new(), nodes: Vec::new() };
-        for &i in &self.world.order {
-            if self.excluded[i] {
-                continue;
-            }
-            out.existing += 1;
-            if let Err(reason) = self.can_add_existing(i, tried, &requests, &fit.requirements, &rules) {
-                if out.nodes.len() < MAX_REJECTIONS {
-                    out.nodes.push(format!("{}: {reason}", self.world.nodes[i].name));
-                }
-                if let Some(n) = out.counts.get_mut(reason.as_ref()) {
-                    *n += 1;
-                } else {
-                    out.counts.insert(reason.into_owned(), 1);
-                }
-            }
-        }
-        out
     }
 }
 
@@ -736,11 +713,6 @@ impl View for Simulation<'_, '_, '_> {
 pub(super) fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
     pod.status.phase.as_deref() == Some("Pending")
         || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::deleting)
-}
-
-/// kube-scheduler's "N reason, M reason" summary.
-fn summarise(failures: &BTreeMap<String, usize>) -> String {
-    failures.iter().map(|(reason, n)| format!("{n} {reason}")).collect::<Vec<_>>().join(", ")
 }
 
 pub(super) fn describe_resources(r: &Resources) -> String {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use super::anti_affinity_index::AntiAffinityGroups;
 use super::existing_node::{base_node, BaseNode, DaemonPod};
+use super::fit_error::RefusalClass;
 use super::fit_list::FitList;
 use super::instance_types::instance_type_values;
 use super::kept_pod_index::{InPlace, KeptPodIndex};
@@ -104,6 +105,9 @@ pub struct World<'c, 'a> {
     /// The shared pods placed with no candidate removed, without and with consolidation's
     /// destination rule (`shared_pods.rs`).
     shared_baselines: [std::cell::OnceCell<Rc<Baseline>>; 2],
+    /// Per class of pods (requests, tolerations, pass): every node's answer before its labels
+    /// (`fit_error.rs`).
+    refusal_classes: RefCell<HashMap<String, Rc<RefusalClass>>>,
 }
 
 /// Counts per value, memoised by topology key, then by the filter's cache key (looked up by
@@ -259,6 +263,7 @@ impl<'c, 'a> World<'c, 'a> {
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
             shared_baselines: Default::default(),
+            refusal_classes: RefCell::default(),
         };
         world.templates = templates(&world);
         world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
@@ -269,6 +274,16 @@ impl<'c, 'a> World<'c, 'a> {
     pub(super) fn shared_baseline(&self, consolidation: bool) -> Rc<Baseline> {
         let cell = &self.shared_baselines[usize::from(consolidation)];
         Rc::clone(cell.get_or_init(|| Rc::new(Baseline::new(self, consolidation))))
+    }
+
+    /// The refusal class under `key`, built once.
+    pub(super) fn refusal_class(&self, key: String, build: impl FnOnce() -> RefusalClass) -> Rc<RefusalClass> {
+        if let Some(hit) = self.refusal_classes.borrow().get(&key) {
+            return Rc::clone(hit);
+        }
+        let class = Rc::new(build());
+        self.refusal_classes.borrow_mut().insert(key, Rc::clone(&class));
+        class
     }
 
     /// Whether the pod, on node `node`, could move but its do-not-disrupt annotation or a PDB

@@ -103,3 +103,38 @@ fn a_hostname_pinned_static_fit_is_what_a_full_scan_finds() {
     let a = snap.pods.iter().find(|p| p.metadata.name == "a").expect("a");
     assert_eq!(world.pod_fit(a).fits.with_room(0, 0, None).count(), 2);
 }
+
+#[test]
+fn a_node_claim_kept_from_an_earlier_pod_takes_the_next_placeholder_hostname() {
+    // nodeclaim.go NewNodeClaim numbers each new NodeClaim's placeholder hostname; a claim
+    // NodePool `a` built for the first pod (which does not tolerate it) must not keep the
+    // hostname that NodePool `b`'s claim then took, or the second pod's hostname
+    // anti-affinity would see the first pod on it.
+    let tainted =
+        set(node_pool("a"), "/spec/template/spec/taints", json!([{"key": "dedicated", "effect": "NoSchedule"}]));
+    let pool_a = set(tainted, "/spec/weight", json!(10));
+    let apart = json!([{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}}]);
+    let pending = |name: &str, cpu: &str| {
+        let containers = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
+        let p = set(set(pod(name, ""), "/spec/containers", containers), "/metadata/labels", json!({"app": "x"}));
+        let p = set(p, "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution", apart.clone());
+        let unschedulable = json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"});
+        set(
+            set(p, "/spec/nodeName", json!(null)),
+            "/status",
+            json!({"phase": "Pending", "conditions": [unschedulable]}),
+        )
+    };
+    let tolerant = set(
+        pending("second", "100m"),
+        "/spec/tolerations",
+        json!([{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]),
+    );
+    let snap = snapshot(vec![pool_a, node_pool("b"), pending("first", "200m"), tolerant]);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let results = simulate(&world, &[], Options::default());
+    let pools: Vec<&str> = results.new_claims.iter().map(|c| c.node_pool.as_str()).collect();
+    assert_eq!(pools, ["b", "a"], "{:?}", results.moves);
+    assert_eq!(landing(&results, "second"), Some(Destination::New(1)));
+}

@@ -4,36 +4,10 @@
 use serde_json::json;
 
 use super::super::scheduler::{Options, Simulation};
+use super::super::test_clusters::{random_cluster, sized, spread};
 use super::super::World;
-use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::state::Cluster;
 use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
-
-/// A pod of `app` asking for `cpu`, on `node` ("" for pending).
-fn sized(name: &str, app: &str, node: &str, cpu: &str) -> serde_json::Value {
-    let containers = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
-    let p = set(set(pod(name, node), "/spec/containers", containers), "/metadata/labels", json!({"app": app}));
-    if node.is_empty() {
-        let unschedulable = json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"});
-        set(
-            set(p, "/spec/nodeName", json!(null)),
-            "/status",
-            json!({"phase": "Pending", "conditions": [unschedulable]}),
-        )
-    } else {
-        p
-    }
-}
-
-/// One zone spread per hostname over the pods of `app`.
-fn spread(p: serde_json::Value, app: &str) -> serde_json::Value {
-    set(
-        p,
-        "/spec/topologySpreadConstraints",
-        json!([{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
-                "labelSelector": {"matchLabels": {"app": app}}}]),
-    )
-}
 
 fn cluster() -> crate::snapshot::Snapshot {
     let mut objects = vec![node_pool("default")];
@@ -125,58 +99,6 @@ fn no_reuse_without_shared_pods_or_when_explaining() {
     let detail = Options { detail: true, ..Options::default() };
     assert!(Simulation::new(&world, &[0], detail).shared.is_none(), "the detail reads the room as searched");
     assert!(Simulation::new(&world, &[], Options::default()).shared.is_none(), "the baseline itself");
-}
-
-/// A small random cluster: two zones, uneven loads, shared pods of every kind with affinity,
-/// anti-affinity and spreads over a few apps.
-fn random_cluster(seed: u64) -> crate::snapshot::Snapshot {
-    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-    let mut next = |n: u64| {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) % n
-    };
-    let apps = ["db", "web", "cache"];
-    let mut objects = vec![node_pool("default")];
-    let nodes: Vec<String> = (1..=7).map(|i| format!("n{i}")).collect();
-    for (i, n) in nodes.iter().enumerate() {
-        let [node, claim] = managed_node(n);
-        let zone = if i % 2 == 0 { "zone-a" } else { "zone-b" };
-        objects.push(set(node, "/metadata/labels/topology.kubernetes.io~1zone", json!(zone)));
-        objects.push(claim);
-    }
-    let [node, claim] = managed_node("gone");
-    objects.push(set(node, "/spec/taints", json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])));
-    objects.push(claim);
-    let mut count = 0;
-    let mut add = |objects: &mut Vec<serde_json::Value>, node: &str, next: &mut dyn FnMut(u64) -> u64| {
-        count += 1;
-        let app = apps[usize::try_from(next(3)).unwrap_or(0)];
-        let cpu = format!("{}m", 100 + 100 * next(12));
-        let p = sized(&format!("p{count}"), app, node, &cpu);
-        let other = apps[usize::try_from(next(3)).unwrap_or(0)];
-        let term = |key: &str| json!([{"topologyKey": key, "labelSelector": {"matchLabels": {"app": other}}}]);
-        let (affinity, anti) = ("/spec/affinity/podAffinity/required", "/spec/affinity/podAntiAffinity/required");
-        let p = match next(6) {
-            0 => set(p, &format!("{affinity}DuringSchedulingIgnoredDuringExecution"), term(ZONE)),
-            1 => set(p, &format!("{anti}DuringSchedulingIgnoredDuringExecution"), term(HOSTNAME)),
-            2 => set(p, &format!("{anti}DuringSchedulingIgnoredDuringExecution"), term(ZONE)),
-            3 => spread(p, app),
-            _ => p,
-        };
-        objects.push(p);
-    };
-    for n in &nodes {
-        for _ in 0..next(5) {
-            add(&mut objects, n, &mut next);
-        }
-    }
-    for _ in 0..2 + next(5) {
-        add(&mut objects, "gone", &mut next);
-    }
-    for _ in 0..=next(4) {
-        add(&mut objects, "", &mut next);
-    }
-    snapshot(objects)
 }
 
 #[test]
