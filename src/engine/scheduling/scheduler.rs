@@ -109,6 +109,8 @@ pub(super) struct Simulation<'w, 'c, 'a> {
     pub(super) landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
     pub(super) placed: HashMap<usize, Placed>,
     pub(super) claims: Vec<Claim<'w, 'a>>,
+    /// Per pod (by address): whether it can land nowhere ([`Self::doomed`]).
+    doomed: HashMap<usize, bool>,
     /// Per NodePool, a NodeClaim not opened yet, as of `fresh_for` claims opened.
     fresh: Vec<Option<Claim<'w, 'a>>>,
     fresh_for: usize,
@@ -206,6 +208,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             landed_anti: Vec::new(),
             placed: HashMap::new(),
             claims: Vec::new(),
+            doomed: HashMap::new(),
             fresh: Vec::new(),
             fresh_for: 0,
             queue,
@@ -398,16 +401,31 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if self.world.settings.ignore_preferences {
             preferences::ignore_preferences(&mut tried);
         }
+        // A pod no relaxation can land fails every attempt: only its copy as last tried, the
+        // one its refusals are written for, is still worked out.
+        let doomed = self.doomed_memo(pod);
         loop {
-            match self.place(pod, &tried) {
-                Ok(placement) => return (Ok(placement), tried),
-                Err(errors) => {
-                    if self.world.preferences.relax(&mut tried).is_none() {
-                        return (Err(errors), tried);
-                    }
+            if !doomed {
+                if let Ok(placement) = self.place(pod, &tried) {
+                    return (Ok(placement), tried);
                 }
             }
+            // `place` says why only once the pass is over (`template_errors`).
+            if self.world.preferences.relax(&mut tried).is_none() {
+                return (Err(Vec::new()), tried);
+            }
         }
+    }
+
+    /// [`Self::doomed`], asked once per pod and simulation.
+    fn doomed_memo(&mut self, pod: &'a Pod) -> bool {
+        let key = std::ptr::from_ref(pod) as usize;
+        if let Some(&known) = self.doomed.get(&key) {
+            return known;
+        }
+        let doomed = self.doomed(pod);
+        self.doomed.insert(key, doomed);
+        doomed
     }
 
     /// The pod's move as reported: where it went and why; for a failure to spell out, what

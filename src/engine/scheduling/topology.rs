@@ -93,6 +93,12 @@ impl PodFilter {
         self.nodes.is_some()
     }
 
+    /// The node requirements a node must meet to count (one alternative of them), when the
+    /// node filter honours the pod's node affinity.
+    pub(crate) fn required_node_terms(&self) -> Option<&[Requirements]> {
+        self.nodes.as_deref().and_then(TopologyNodeFilter::required_terms)
+    }
+
     /// The node filter's key, empty without one: what a spread's domains depend on.
     pub(crate) fn node_filter_key(&self) -> &str {
         &self.nodes_id

@@ -67,6 +67,11 @@ impl TopologyNodeFilter {
 
     /// `TopologyDomainGroup.ForEachDomain`: with `nodeTaintsPolicy: Honor`, a NodePool's domains
     /// count only when the pod tolerates its template's taints.
+    /// The alternatives a node's labels must meet one of, when the affinity is honoured.
+    pub(crate) fn required_terms(&self) -> Option<&[Requirements]> {
+        self.honor_affinity.then_some(self.requirements.as_slice())
+    }
+
     pub(crate) fn tolerates(&self, node_taints: &[Taint]) -> bool {
         !self.honor_taints || taints::untolerated(&self.tolerations, node_taints).is_none()
     }

@@ -475,10 +475,14 @@ impl<'c, 'a> World<'c, 'a> {
         for t in self.templates.iter().filter(|t| filter.tolerates_template(&t.taints)) {
             out.extend(template_domains(t, key));
         }
+        // A filter pinning the hostname can only pass the nodes it names: no pass over the rest.
+        let pinned = filter.required_node_terms().and_then(|terms| self.pinned_positions(terms));
+        let nodes: Box<dyn Iterator<Item = usize>> = match pinned {
+            Some(positions) => Box::new(positions.into_iter().map(|p| self.order[p])),
+            None => Box::new(0..self.nodes.len()),
+        };
         out.extend(
-            (0..self.nodes.len())
-                .filter(|&i| self.counts_on(i, filter))
-                .filter_map(|i| self.node_domain(i, key).map(str::to_owned)),
+            nodes.filter(|&i| self.counts_on(i, filter)).filter_map(|i| self.node_domain(i, key).map(str::to_owned)),
         );
         let out = Rc::new(out);
         self.spread_domains.borrow_mut().insert(cache_key, Rc::clone(&out));
