@@ -192,6 +192,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
         }
         queue::sort(&mut queue, world);
+        let shared = queue.iter().filter(|&&(_, pending, from_deleting)| pending || from_deleting).count();
         let remaining = remaining_limits(world, &excluded_list);
         // The deleting nodes' pods are gone in every simulation: the world's staying counts
         // already leave them out, so only the candidates' own pods are tallied here.
@@ -214,7 +215,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             queue,
             results: Results::default(),
             remaining,
-            shared: Tracker::new(world, candidates, options),
+            shared: Tracker::new(world, candidates, options, shared),
         }
     }
 
@@ -259,6 +260,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 }
                 None => self.try_schedule(pod),
             };
+            if first_attempt && shared {
+                self.shared_attempted();
+            }
             if first_attempt && reused.is_none() {
                 self.track_first_attempt(pod, shared, Self::landing(&outcome));
             }
@@ -419,6 +423,10 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// [`Self::doomed`], asked once per pod and simulation.
     fn doomed_memo(&mut self, pod: &'a Pod) -> bool {
+        // Most pods pin no hostname: their memoised fit says so without a memo of this one.
+        if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
+            return false;
+        }
         let key = std::ptr::from_ref(pod) as usize;
         if let Some(&known) = self.doomed.get(&key) {
             return known;

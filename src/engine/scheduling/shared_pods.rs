@@ -112,14 +112,17 @@ pub(super) struct Tracker<'a> {
     pub(super) changed: BTreeMap<usize, Room>,
     /// Existing nodes holding a pod they did not hold in the baseline.
     fuller: HashSet<usize>,
+    /// Shared pods whose first attempt is still to come: once none is, nothing is tracked.
+    shared_left: usize,
     /// Shared pods taken from the baseline, for tests and profiles.
     pub(super) reused: usize,
 }
 
 impl<'a> Tracker<'a> {
-    /// For a simulation of `candidates` with `options`, when there are shared pods to reuse.
-    pub(super) fn new(world: &World<'_, 'a>, candidates: &[usize], options: Options) -> Option<Self> {
-        let no_shared = world.pending.is_empty() && world.deleting.is_empty();
+    /// For a simulation of `candidates` with `options` whose queue holds `shared` shared pods,
+    /// when there are shared pods to reuse.
+    pub(super) fn new(world: &World<'_, 'a>, candidates: &[usize], options: Options, shared: usize) -> Option<Self> {
+        let no_shared = shared == 0;
         // The detail's fit figures read the free room as the search found it, and a deleting
         // candidate's pods are shared in the baseline but the candidate's own here.
         if no_shared || candidates.is_empty() || options.detail || candidates.iter().any(|&c| world.is_deleting(c)) {
@@ -132,6 +135,7 @@ impl<'a> Tracker<'a> {
             moved_anti: Vec::new(),
             changed: BTreeMap::new(),
             fuller: HashSet::new(),
+            shared_left: shared,
             reused: 0,
         })
     }
@@ -180,7 +184,7 @@ impl<'a> Simulation<'_, '_, 'a> {
     /// Records a first attempt's landing against the baseline: `shared` pods that went where
     /// they went there change nothing.
     pub(super) fn track_first_attempt(&mut self, pod: &'a Pod, shared: bool, landed: Option<Landing>) {
-        let Some(tracker) = self.shared.as_ref() else { return };
+        let Some(tracker) = self.shared.as_ref().filter(|t| t.shared_left > 0) else { return };
         let mut emptier = None;
         if shared {
             let first = tracker.baseline.pods.get(&address(pod)).map_or(First::Nowhere, |p| p.first);
@@ -217,9 +221,17 @@ impl<'a> Simulation<'_, '_, 'a> {
         Room { node: i, cpu: node.free_cpu - used("cpu"), memory: node.free_memory - used("memory") }
     }
 
+    /// Counts a shared pod's first attempt (before it is tracked: the last one changes nothing
+    /// that is still to come).
+    pub(super) fn shared_attempted(&mut self) {
+        if let Some(tracker) = self.shared.as_mut() {
+            tracker.shared_left = tracker.shared_left.saturating_sub(1);
+        }
+    }
+
     /// Keeps a changed node's room up to date after a pod landed on it.
     pub(super) fn track_landing(&mut self, i: usize) {
-        let Some(tracker) = self.shared.as_ref() else { return };
+        let Some(tracker) = self.shared.as_ref().filter(|t| t.shared_left > 0) else { return };
         let at = tracker.baseline.position[i];
         if tracker.changed.contains_key(&at) {
             let room = self.room(i);
