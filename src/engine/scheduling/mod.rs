@@ -11,7 +11,7 @@
 //!
 //! | upstream | here |
 //! |---|---|
-//! | `scheduler.go` (`Solve`, `trySchedule`, `add*`, limits) | `scheduler.rs` |
+//! | `scheduler.go` (`Solve`, `trySchedule`, `add*`) | `scheduler.rs` (limits: `scheduler/limits.rs`; `FinalizeScheduling`, truncation: `scheduler/finalize.rs`; what topology reads: `scheduler/view.rs`) |
 //! | `scheduler.go` (`Results`, `TruncateInstanceTypes`) | `results.rs` |
 //! | `scheduler.go` (`PodData`), `pkg/scheduling/requirements.go` (`NewPodRequirements`) | `pod_data.rs` |
 //! | `queue.go` | `queue.rs` |

@@ -7,7 +7,7 @@
 //! `calculateExistingNodeClaims`, `updateRemainingResources`, `subtractMax`).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
@@ -18,16 +18,15 @@ use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
 use super::pod_index::PodIndex;
 use super::requirements::Requirements;
-use super::results::{truncate_instance_types, Destination, NewClaim, PodMove, Results};
+use super::results::{Destination, NewClaim, PodMove, Results};
 use super::shared_pods::Tracker;
-use super::topology::{self, Counts, PodFilter, PodTerms, View};
+use super::topology::{self, PodTerms};
 use super::world::World;
 use super::{node_claim, pod_data, preferences, queue};
 use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
-use crate::quantity::Quantity;
-use crate::snapshot::{InstanceType, Pod, Resources};
+use crate::snapshot::{Pod, Resources};
 
 /// What to simulate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -122,51 +121,6 @@ pub(super) struct Simulation<'w, 'c, 'a> {
     /// The shared pods' baseline placements and what this simulation changed against them
     /// (`shared_pods.rs`); `None` when nothing is shared or reuse does not apply.
     pub(super) shared: Option<Tracker<'a>>,
-}
-
-/// `scheduler.go calculateExistingNodeClaims`/`updateRemainingResources`: each pool's limits
-/// less the capacity (and one `nodes`) of every node that stays, i.e. neither a candidate nor
-/// marked for deletion. Resources may go negative, as `resources.Subtract` lets them.
-fn remaining_limits(world: &World<'_, '_>, excluded: &[usize]) -> BTreeMap<String, Resources> {
-    let mut out: BTreeMap<String, Resources> = BTreeMap::new();
-    for pool in world.cluster.pools.values().filter(|p| !p.spec.limits.is_empty()) {
-        let name = pool.metadata.name.as_str();
-        let used = world.pool_usage.get(name);
-        let left: Resources = pool
-            .spec
-            .limits
-            .iter()
-            .map(|(k, limit)| (k.clone(), limit.minus(used.and_then(|u| u.get(k)).copied().unwrap_or_default())))
-            .collect();
-        out.insert(name.to_owned(), left);
-    }
-    if out.is_empty() {
-        return out;
-    }
-    // `pool_usage` counts every node: give back what the excluded ones hold.
-    for &i in excluded {
-        let node = &world.nodes[i];
-        let Some(left) = node.pool().and_then(|p| out.get_mut(p)) else { continue };
-        for (k, v) in left.iter_mut() {
-            let held =
-                if k == "nodes" { Quantity::from_units(1) } else { node.capacity.get(k).copied().unwrap_or_default() };
-            *v = v.plus(held);
-        }
-    }
-    out
-}
-
-/// `scheduler.go subtractMax`: a new NodeClaim may launch as its largest option, so each
-/// limited resource loses the largest capacity among its instance types (`nodes` is no
-/// instance-type capacity, so upstream never counts it down here).
-fn subtract_max(remaining: &mut Resources, types: &[&InstanceType]) {
-    if types.is_empty() {
-        return;
-    }
-    for (k, v) in remaining.iter_mut() {
-        let max = types.iter().filter_map(|it| it.capacity.get(k)).max().copied().unwrap_or_default();
-        *v = v.minus(max);
-    }
 }
 
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
@@ -333,64 +287,6 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         self.world
             .pinned_positions(&requirements)
             .is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
-    }
-
-    /// `NodeClaim.FinalizeScheduling` on every claim, then `Results.TruncateInstanceTypes`: a
-    /// claim whose cheapest 600 types break minValues (`Strict`) is dropped
-    /// and its pods fail with upstream's error.
-    fn finalize(&mut self) {
-        let best_effort = self.world.settings.min_values_best_effort;
-        let mut kept: Vec<Option<usize>> = Vec::with_capacity(self.claims.len());
-        let mut new_claims = Vec::new();
-        let mut dropped: Vec<Option<String>> = Vec::with_capacity(self.claims.len());
-        for (i, claim) in self.claims.iter().enumerate() {
-            let (requirements, requests) = claim.finalize();
-            // The types are already cheapest first under the claim's labels; pinning to reservations
-            // changes which offerings price them.
-            let resort = !claim.reserved.is_empty();
-            match truncate_instance_types(
-                &claim.instance_types,
-                &requirements,
-                &claim.template.min_values,
-                best_effort,
-                resort,
-            ) {
-                Ok(types) => {
-                    let mut out = std::mem::take(&mut self.results.new_claims[i]);
-                    out.requirements = requirements;
-                    out.requests = requests;
-                    out.instance_types = types.iter().map(|it| it.name.clone()).collect();
-                    out.pods = claim.pods.iter().map(|p| p.metadata.key()).collect();
-                    out.min_values = if best_effort {
-                        claim.template.min_values.relaxed_to(&types)
-                    } else {
-                        claim.template.min_values.clone()
-                    };
-                    kept.push(Some(new_claims.len()));
-                    new_claims.push(out);
-                    dropped.push(None);
-                }
-                Err(e) => {
-                    kept.push(None);
-                    let pool = &claim.template.pool.metadata.name;
-                    dropped.push(Some(format!(
-                        "pod didn't schedule because NodePool couldn't meet minValues requirements, {e}, NodePool={pool}"
-                    )));
-                }
-            }
-        }
-        self.results.new_claims = new_claims;
-        for m in &mut self.results.moves {
-            if let Destination::New(i) = m.to {
-                if let Some(j) = kept[i] {
-                    m.to = Destination::New(j);
-                } else {
-                    m.to = Destination::Nowhere;
-                    m.why = dropped[i].iter().cloned().collect();
-                    m.rejections.clear();
-                }
-            }
-        }
     }
 
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
@@ -623,14 +519,6 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         }
     }
 
-    /// The value of `key` where a landed pod is, when it is settled.
-    fn landing_domain(&self, at: Landing, key: &str) -> Option<Cow<'_, str>> {
-        match at {
-            Landing::Node(i) => self.world.node_domain(i, key).map(Cow::Borrowed),
-            Landing::Claim(c) => self.claim_fixed_domain(&self.claims[c], key).map(Cow::Owned),
-        }
-    }
-
     /// The pod's topology rules against the placements so far.
     pub(super) fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
         let terms =
@@ -671,71 +559,6 @@ pub(super) enum Placement {
     Claim(usize, bool),
 }
 
-impl View for Simulation<'_, '_, '_> {
-    fn counts(&self, key: &str, filter: &PodFilter) -> Counts {
-        let mut delta: BTreeMap<String, i64> = BTreeMap::new();
-        let mut add = |domain: &str, n: i64| {
-            if let Some(count) = delta.get_mut(domain) {
-                *count += n;
-            } else {
-                delta.insert(domain.to_owned(), n);
-            }
-        };
-        for (i, _) in self.gone.matching(filter) {
-            if let Some(domain) = self.world.node_domain(i, key).filter(|_| self.world.counts_on(i, filter)) {
-                add(domain, -1);
-            }
-        }
-        for (at, _) in self.landed.matching(filter) {
-            let counted = match at {
-                Landing::Node(i) => self.world.counts_on(i, filter),
-                Landing::Claim(c) => {
-                    let claim = &self.claims[c];
-                    filter.counts_on_claim(&claim.labels, &claim.template.taints, &super::node_claim::is_well_known)
-                }
-            };
-            if let Some(domain) = self.landing_domain(at, key).filter(|_| counted) {
-                add(&domain, 1);
-            }
-        }
-        delta.retain(|_, n| *n != 0);
-        Counts { base: self.world.staying_counts(key, filter), delta }
-    }
-
-    fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
-        self.world.universe(key)
-    }
-
-    fn spread_domains(&self, key: &str, filter: &PodFilter) -> Rc<BTreeSet<String>> {
-        self.world.spread_domains(key, filter)
-    }
-
-    fn forbidden_by_existing(&self, pod: &Pod) -> BTreeMap<String, BTreeSet<String>> {
-        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for group in self.world.anti_affinity_groups.selecting(pod) {
-            for &i in &group.nodes {
-                if self.excluded[i] {
-                    continue;
-                }
-                if let Some(domain) = self.world.node_domain(i, &group.key) {
-                    out.entry(group.key.clone()).or_default().insert(domain.to_owned());
-                }
-            }
-        }
-        for (at, terms, holder) in &self.landed_anti {
-            if std::ptr::eq(*holder, pod) {
-                continue;
-            }
-            for (key, filter) in &terms.required_anti {
-                if let Some(domain) = filter.matches(pod).then(|| self.landing_domain(*at, key)).flatten() {
-                    out.entry(key.clone()).or_default().insert(domain.into_owned());
-                }
-            }
-        }
-        out
-    }
-}
-
 pub(super) fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
     pod.status.phase.as_deref() == Some("Pending")
         || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::deleting)
@@ -746,5 +569,10 @@ pub(super) fn describe_resources(r: &Resources) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
+mod finalize;
+mod limits;
 #[cfg(test)]
 mod tests;
+mod view;
+
+use limits::{remaining_limits, subtract_max};
