@@ -11,7 +11,6 @@ use super::candidate::Candidate;
 use super::cost;
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, NODEPOOL, ZONE};
 use super::nodepool::ConsolidationPolicy;
-
 use super::state::Cluster;
 
 /// `BalancedK`: not configurable upstream.

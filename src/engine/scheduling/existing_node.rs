@@ -119,9 +119,7 @@ impl Simulation<'_, '_, '_> {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
         for (resource, want) in requests {
-            let base = node.available.get(resource).copied().unwrap_or_default();
-            let free = placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u));
-            if want.milli() > 0 && *want > free {
+            if want.milli() > 0 && *want > free_on(node, placed, resource) {
                 // Refusals are counted over every node: the common reasons allocate nothing.
                 return Err(match resource.as_str() {
                     "pods" => "Too many pods".into(),
@@ -141,8 +139,7 @@ impl Simulation<'_, '_, '_> {
 
     /// What is left of a resource on an existing node.
     pub(super) fn free(&self, i: usize, resource: &str) -> Quantity {
-        let base = self.world.nodes[i].available.get(resource).copied().unwrap_or_default();
-        self.placed.get(&i).and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
+        free_on(&self.world.nodes[i], self.placed.get(&i), resource)
     }
 
     /// "fits: cpu 500m/1900m free, memory 0.5/6.2Gi free", before the pod lands.
@@ -156,6 +153,12 @@ impl Simulation<'_, '_, '_> {
             self.free(i, "memory").as_f64() / gib
         )
     }
+}
+
+/// What is left of a resource on `node` with `placed` on it.
+fn free_on(node: &BaseNode<'_>, placed: Option<&Placed>, resource: &str) -> Quantity {
+    let base = node.available.get(resource).copied().unwrap_or_default();
+    placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
 }
 
 /// `NewExistingNode`: the node as a destination before any simulation.

@@ -323,7 +323,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
             return false;
         }
-        let key = std::ptr::from_ref(pod) as usize;
+        let key = super::pod_requests::address(pod);
         if let Some(&known) = self.doomed.get(&key) {
             return known;
         }
@@ -467,7 +467,6 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             super::volume_usage::union_into(&mut placed.volumes, &volumes);
         }
         self.land(Landing::Node(i), pod);
-        self.track_landing(i);
     }
 
     /// Where an attempt left the pod in this simulation's state (before [`Self::outcome`] may

@@ -24,7 +24,7 @@
 //! clusters, and that dropping any one of these conditions breaks it.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -107,9 +107,9 @@ pub(super) struct Tracker<'a> {
     moved: PodIndex<'a, ()>,
     /// The terms of those of them with required anti-affinity.
     moved_anti: Vec<Rc<PodTerms>>,
-    /// The existing nodes whose pods differ from the baseline's at this point, by position in
-    /// the destination order, with the cpu and memory they have left (milli-units).
-    pub(super) changed: BTreeMap<usize, Room>,
+    /// Positions (destination order) of the existing nodes whose pods differ from the
+    /// baseline's at this point.
+    changed: BTreeSet<usize>,
     /// Existing nodes holding a pod they did not hold in the baseline.
     fuller: HashSet<usize>,
     /// Shared pods whose first attempt is still to come: once none is, nothing is tracked.
@@ -133,7 +133,7 @@ impl<'a> Tracker<'a> {
             candidates: candidates.to_vec(),
             moved: PodIndex::new([], Some(std::sync::Arc::clone(&world.selector_keys))),
             moved_anti: Vec::new(),
-            changed: BTreeMap::new(),
+            changed: BTreeSet::new(),
             fuller: HashSet::new(),
             shared_left: shared,
             reused: 0,
@@ -154,9 +154,9 @@ impl<'a> Simulation<'_, '_, 'a> {
         let requests = self.world.requests(pod);
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
-        // Most changed nodes are full: their room, kept up to date, settles them without a look.
-        let earlier = tracker.changed.range(..tracker.baseline.position[node]).map(|(_, room)| room);
-        let earlier = earlier.filter(|room| room.fits(cpu, memory)).map(|room| (room.node, false));
+        // Most changed nodes are full: `has_room` settles them before anything else is read.
+        let earlier = tracker.changed.range(..tracker.baseline.position[node]).map(|&p| self.world.order[p]);
+        let earlier = earlier.filter(|&i| self.has_room(i, cpu, memory)).map(|i| (i, false));
         let mut asked = earlier.chain(tracker.fuller.contains(&node).then_some((node, true)));
         let Some(first) = asked.next() else { return Some(node) };
         let fit = self.world.pod_fit(pod);
@@ -202,23 +202,15 @@ impl<'a> Simulation<'_, '_, 'a> {
             Some(Landing::Node(i)) => Some(i),
             _ => None,
         };
-        let rooms: Vec<(usize, Room)> =
-            emptier.into_iter().chain(fuller).map(|i| (tracker.baseline.position[i], self.room(i))).collect();
+        let positions: Vec<usize> = emptier.into_iter().chain(fuller).map(|i| tracker.baseline.position[i]).collect();
         let terms = self.world.pod_terms(pod);
         let Some(tracker) = self.shared.as_mut() else { return };
-        tracker.changed.extend(rooms);
+        tracker.changed.extend(positions);
         tracker.fuller.extend(fuller);
         tracker.moved.push((), pod);
         if !terms.required_anti.is_empty() {
             tracker.moved_anti.push(terms);
         }
-    }
-
-    /// Node `i`'s cpu and memory left in this simulation.
-    fn room(&self, i: usize) -> Room {
-        let node = &self.world.nodes[i];
-        let used = |k: &str| self.placed.get(&i).and_then(|p| p.used.get(k)).map_or(0, |q| q.milli());
-        Room { node: i, cpu: node.free_cpu - used("cpu"), memory: node.free_memory - used("memory") }
     }
 
     /// Counts a shared pod's first attempt (before it is tracked: the last one changes nothing
@@ -227,31 +219,6 @@ impl<'a> Simulation<'_, '_, 'a> {
         if let Some(tracker) = self.shared.as_mut() {
             tracker.shared_left = tracker.shared_left.saturating_sub(1);
         }
-    }
-
-    /// Keeps a changed node's room up to date after a pod landed on it.
-    pub(super) fn track_landing(&mut self, i: usize) {
-        let Some(tracker) = self.shared.as_ref().filter(|t| t.shared_left > 0) else { return };
-        let at = tracker.baseline.position[i];
-        if tracker.changed.contains_key(&at) {
-            let room = self.room(i);
-            self.shared.as_mut().map(|t| t.changed.insert(at, room));
-        }
-    }
-}
-
-/// A changed node with the cpu and memory it has left.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Room {
-    node: usize,
-    cpu: i128,
-    memory: i128,
-}
-
-impl Room {
-    /// `has_room`'s answer for a pod asking this much.
-    fn fits(self, cpu: i128, memory: i128) -> bool {
-        super::fit_list::room(self.cpu, cpu) && super::fit_list::room(self.memory, memory)
     }
 }
 

@@ -9,7 +9,7 @@ use super::super::World;
 use crate::engine::state::Cluster;
 use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
 
-fn cluster() -> crate::snapshot::Snapshot {
+fn two_zones() -> crate::snapshot::Snapshot {
     let mut objects = vec![node_pool("default")];
     for n in ["n1", "n2", "n3", "n4", "n5", "n6"] {
         let [node, claim] = managed_node(n);
@@ -54,7 +54,7 @@ fn cluster() -> crate::snapshot::Snapshot {
 
 #[test]
 fn every_candidate_simulates_the_same_with_and_without_the_baseline() {
-    let snap = cluster();
+    let snap = two_zones();
     let cluster = Cluster::new(&snap, now());
     let world = World::new(&cluster);
     assert_eq!(world.deleting.len(), 1, "the disrupted node deletes");
@@ -93,7 +93,7 @@ fn no_reuse_without_shared_pods_or_when_explaining() {
     let cluster = Cluster::new(&snap, now());
     let world = World::new(&cluster);
     assert!(Simulation::new(&world, &[0], Options::default()).shared.is_none(), "nothing is shared");
-    let snap = super::tests::cluster();
+    let snap = two_zones();
     let cluster = Cluster::new(&snap, now());
     let world = World::new(&cluster);
     let detail = Options { detail: true, ..Options::default() };
