@@ -44,8 +44,9 @@ pub struct Options {
     /// Only the decision is read (does every bound pod land, on how many new NodeClaims),
     /// never why a pod failed: no refusals or NodePool errors are written, and the pass stops
     /// as soon as the answer is no consolidation: a bound pod can land nowhere whatever happens
-    /// (see [`Simulation::doomed`]), or bound pods already sit on two new NodeClaims (the
-    /// moves are then only those made so far). For the candidates of a round nobody asked about.
+    /// (see [`Simulation::doomed`]), a bound pod landed on a node not yet initialized (see
+    /// [`Simulation::outcome`]), or bound pods already sit on two new NodeClaims (the moves are
+    /// then only those made so far). For the candidates of a round nobody asked about.
     pub decision_only: bool,
 }
 
@@ -234,14 +235,19 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     claims_with_bound.push(*claim);
                 }
             }
+            // A bound pod that landed and is still reported nowhere landed on a node not yet
+            // initialized: upstream's error for it stands (a placement is never undone).
+            let stranded = !pending && !failed && mv.to == Destination::Nowhere;
             outcomes[at] = Some(mv);
             unexplained[at] = why_not;
             if failed {
                 queue.push(at);
             }
-            if self.options.decision_only && claims_with_bound.len() > 1 {
-                // Either both claims stay (more than one replacement) or a bound pod is left
-                // without a place: no consolidation either way, whatever the rest does.
+            if self.options.decision_only && (stranded || claims_with_bound.len() > 1) {
+                // A bound pod on an uninitialized node fails the simulation; with two claims
+                // holding bound pods, either both stay (more than one replacement) or a bound
+                // pod is left without a place. No consolidation either way, whatever the rest
+                // does.
                 self.results.moves = outcomes.into_iter().flatten().collect();
                 return;
             }

@@ -70,6 +70,35 @@ fn a_decision_only_pass_stops_once_bound_pods_need_two_new_node_claims() {
 }
 
 #[test]
+fn a_decision_only_pass_stops_at_a_bound_pod_placed_on_an_uninitialized_node() {
+    // disruption/helpers.go SimulateScheduling: a pod (not from a deleting node) placed on an
+    // existing node that is not initialized gets an UninitializedNodeError, whatever the rest
+    // does, so the simulation is no consolidation from that pod on.
+    let sized = |name: &str, cpu: &str| {
+        let containers = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
+        set(pod(name, "n1"), "/spec/containers", containers)
+    };
+    let [node, claim] = managed_node("n2");
+    let starting = set(node, "/metadata/labels/karpenter.sh~1initialized", json!("false"));
+    let mut objects = vec![node_pool("default"), starting, claim];
+    objects.extend(managed_node("n1"));
+    objects.extend([sized("big", "3"), sized("small", "100m")]);
+    let snap = snapshot(objects);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let n1 = cluster.nodes.iter().position(|n| n.name == "n1").expect("n1");
+    let full = simulate(&world, &[n1], Options { consolidation: true, ..Options::default() });
+    assert_eq!(full.moves.len(), 2);
+    let quick = simulate(&world, &[n1], Options { consolidation: true, decision_only: true, ..Options::default() });
+    assert_eq!(quick.moves.len(), 1, "the pass stops at the first pod on n2: {:?}", quick.moves);
+    assert_eq!(landing(&quick, "big"), Some(Destination::Nowhere));
+    for results in [&full, &quick] {
+        let errors = results.non_pending_errors().expect("no consolidation");
+        assert!(errors.contains("uninitialized nodeclaim/claim-n2"), "{errors}");
+    }
+}
+
+#[test]
 fn a_pod_pinned_to_a_node_that_stays_is_placed_the_same_in_both_passes() {
     let snap = cluster_of(vec![pinned("elsewhere", "n1", &["n1", "n3"]), pod("free", "n1")]);
     let cluster = Cluster::new(&snap, now());
