@@ -169,7 +169,7 @@ fn drain(state: &mut State, i: usize) {
     let mut last_event: BTreeMap<String, Timestamp> = BTreeMap::new();
     for l in &landing {
         let Some(&p) = state.pod_index.get(&l.pod) else { continue };
-        state.snapshot.pods[p].spec.node_name.clone_from(&l.to);
+        state.bind(p, l.to.as_deref());
         state.snapshot.pods[p].metadata.creation_timestamp = Some(l.evicted_at);
         state.snapshot.pods[p].status.start_time = Some(l.evicted_at);
         state.set_ready(p, false, l.evicted_at);
@@ -200,10 +200,13 @@ fn remove_nodes(state: &mut State, names: &[String]) {
     state.snapshot.node_claims.retain(|c| !c.status.node_name.as_deref().is_some_and(|n| gone.contains(n)));
     // They end, as the pod garbage collector ends them: unbound and Failed, which no replay
     // places or counts (kept in place so the pod index stays valid).
-    for p in state.snapshot.pods.iter_mut().filter(|p| p.spec.node_name.as_deref().is_some_and(|n| gone.contains(n))) {
-        p.spec.node_name = None;
-        p.status.phase = Some("Failed".into());
-        p.status.conditions.clear();
+    for name in names {
+        for i in state.pods_on(name).to_vec() {
+            state.bind(i, None);
+            let p = &mut state.snapshot.pods[i];
+            p.status.phase = Some("Failed".into());
+            p.status.conditions.clear();
+        }
     }
 }
 

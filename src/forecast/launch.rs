@@ -134,10 +134,10 @@ pub(crate) fn launch(
 /// creates one per node whose labels and taints it fits; the candidate's set is the estimate).
 fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
     let copies: Vec<crate::snapshot::Pod> = state
-        .snapshot
-        .pods
+        .pods_on(from)
         .iter()
-        .filter(|p| p.spec.node_name.as_deref() == Some(from) && crate::engine::pod::is_owned_by_daemonset(p))
+        .map(|&i| &state.snapshot.pods[i])
+        .filter(|p| crate::engine::pod::is_owned_by_daemonset(p))
         .map(|p| {
             let mut copy = p.clone();
             copy.metadata.name = format!("{}-{to}", p.metadata.name);
@@ -146,8 +146,7 @@ fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
         })
         .collect();
     for copy in copies {
-        state.pod_index.insert(copy.metadata.key(), state.snapshot.pods.len());
-        state.snapshot.pods.push(copy);
+        state.push_pod(copy);
     }
 }
 

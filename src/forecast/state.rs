@@ -50,6 +50,10 @@ pub(crate) struct State {
     pub pending: BTreeMap<String, Timestamp>,
     /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
     pub pod_index: HashMap<String, usize>,
+    /// Node name → positions in `snapshot.pods` of the pods bound to it, ascending; kept up to
+    /// date by [`State::bind`] and [`State::push_pod`], so that a command's step reads a node's
+    /// pods without a pass over every pod.
+    pods_on: HashMap<String, Vec<usize>>,
     /// Per pod, the PDBs that select it (extended as pods are added).
     pods_known: PodTable,
 }
@@ -64,14 +68,51 @@ impl State {
             launched: 0,
             pending: BTreeMap::new(),
             pod_index: HashMap::default(),
+            pods_on: HashMap::default(),
             pods_known: PodTable::default(),
         };
-        state.reindex_pods();
+        state.pod_index = state.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
+        for (i, p) in state.snapshot.pods.iter().enumerate() {
+            if let Some(node) = &p.spec.node_name {
+                state.pods_on.entry(node.clone()).or_default().push(i);
+            }
+        }
         state
     }
 
-    pub(crate) fn reindex_pods(&mut self) {
-        self.pod_index = self.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
+    /// Positions of the pods bound to `node`, ascending.
+    pub(crate) fn pods_on(&self, node: &str) -> &[usize] {
+        self.pods_on.get(node).map_or(&[], Vec::as_slice)
+    }
+
+    /// Binds pod `i` to `node` (`None`: unbinds it).
+    pub(crate) fn bind(&mut self, i: usize, node: Option<&str>) {
+        let pod = &mut self.snapshot.pods[i];
+        if pod.spec.node_name.as_deref() == node {
+            return;
+        }
+        if let Some(old) = pod.spec.node_name.take() {
+            if let Some(list) = self.pods_on.get_mut(&old) {
+                list.retain(|&p| p != i);
+            }
+        }
+        if let Some(node) = node {
+            pod.spec.node_name = Some(node.to_owned());
+            let list = self.pods_on.entry(node.to_owned()).or_default();
+            if let Err(at) = list.binary_search(&i) {
+                list.insert(at, i);
+            }
+        }
+    }
+
+    /// Appends a pod (bound where its `spec.nodeName` says).
+    pub(crate) fn push_pod(&mut self, pod: crate::snapshot::Pod) {
+        let i = self.snapshot.pods.len();
+        self.pod_index.insert(pod.metadata.key(), i);
+        if let Some(node) = &pod.spec.node_name {
+            self.pods_on.entry(node.clone()).or_default().push(i);
+        }
+        self.snapshot.pods.push(pod);
     }
 
     /// The earliest thing not yet applied: a drain, a node gone, a pod Ready.
