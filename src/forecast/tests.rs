@@ -26,6 +26,18 @@ fn lone_pod(name: &str, node: &str, cpu: &str) -> serde_json::Value {
     set(p, "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]))
 }
 
+/// The state's index of each node's pods says what the pods' own `spec.nodeName` say.
+fn assert_pods_on_agrees(state: &State) {
+    let mut names: BTreeSet<&str> = state.snapshot.nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+    names.extend(state.snapshot.pods.iter().filter_map(|p| p.spec.node_name.as_deref()));
+    for name in names {
+        let bound: Vec<usize> = (0..state.snapshot.pods.len())
+            .filter(|&i| state.snapshot.pods[i].spec.node_name.as_deref() == Some(name))
+            .collect();
+        assert_eq!(state.pods_on(name), bound, "pods on {name}");
+    }
+}
+
 #[test]
 fn the_demo_removes_node_x_in_round_one_and_app_b_and_c_go_to_zero_for_their_startup() {
     let f = forecast(demo(), now(), &Delays::default(), Limits::default());
@@ -61,8 +73,12 @@ fn apply_conserves_pods_every_pod_is_placed_or_reported_pending() {
     assert!(!replay.commands.is_empty(), "a command to apply");
     let mut state = State::new(s, now());
     let mut harm = Harm::default();
+    assert_pods_on_agrees(&state);
     let started = start(&mut state, &replay.commands[0], now(), &delays, &workloads, &mut harm);
+    advance(&mut state, started.drain_at);
+    assert_pods_on_agrees(&state);
     advance(&mut state, started.gone_at + secs(3600));
+    assert_pods_on_agrees(&state);
     let after: BTreeSet<String> = state.snapshot.pods.iter().map(|p| p.metadata.key()).collect();
     let pending: BTreeSet<String> = state.pending.keys().cloned().collect();
     assert_eq!(before, after, "no pod appears or vanishes");
@@ -99,6 +115,7 @@ fn a_pod_with_no_place_stays_pending_and_is_reported() {
     let started = start(&mut state, &command, now(), &delays, &workloads, &mut harm);
     assert_eq!(started.pending, ["default/p"]);
     advance(&mut state, started.gone_at);
+    assert_pods_on_agrees(&state);
     assert!(state.pending.contains_key("default/p"));
     let p = state.snapshot.pods.iter().find(|p| p.metadata.name == "p").expect("the pod is kept");
     assert_eq!(p.spec.node_name, None);
@@ -119,6 +136,29 @@ fn a_replacement_waits_for_its_launch_before_the_drain() {
     assert_eq!(step.started.launches[0].instance_type, "m.large", "the cheapest offering that fits");
     assert_eq!(step.started.drain_at, now() + secs(15 + 120));
     assert_eq!(step.started.gone_at, now() + secs(15 + 120 + 30), "termination grace after the eviction");
+}
+
+#[test]
+fn a_replacement_runs_copies_of_the_candidates_daemonset_pods() {
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("node-a"));
+    objects.push(lone_pod("p", "node-a", "100m"));
+    let owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true}]);
+    objects.push(set(pod("agent-a", "node-a"), "/metadata/ownerReferences", owner));
+    let s = snapshot(objects);
+    let delays = Delays::default();
+    let workloads = Workloads::new(&s, delays.pod_startup.value);
+    let command = replay_round(&s, now()).commands.remove(0);
+    assert_eq!(command.replacements.len(), 1, "node-a is replaced: {command:?}");
+    let mut state = State::new(s, now());
+    let started = start(&mut state, &command, now(), &delays, &workloads, &mut Harm::default());
+    let new_node = &started.launches[0].node;
+    let copy = state.snapshot.pods.iter().position(|p| p.metadata.name == format!("agent-a-{new_node}"));
+    assert_eq!(copy.map(|i| state.pods_on(new_node).contains(&i)), Some(true), "the copy is on {new_node}");
+    assert_pods_on_agrees(&state);
+    advance(&mut state, started.gone_at);
+    assert_pods_on_agrees(&state);
+    assert!(state.pods_on("node-a").is_empty(), "node-a is gone with its DaemonSet pod");
 }
 
 #[test]
