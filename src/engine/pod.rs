@@ -34,6 +34,16 @@ pub(crate) fn is_owned_by_daemonset(pod: &Pod) -> bool {
     is_owned_by(pod, "apps/v1", "DaemonSet")
 }
 
+/// Has a required pod anti-affinity term (which binds the pods placed after it, too).
+pub(crate) fn has_required_anti_affinity(pod: &Pod) -> bool {
+    pod.spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pod_anti_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .is_some_and(|terms| !terms.is_empty())
+}
+
 /// A mirror (static) pod: owned by a `v1 Node`, or carrying the mirror annotation.
 pub(crate) fn is_mirror(pod: &Pod) -> bool {
     is_owned_by(pod, "v1", "Node") || pod.metadata.annotations.contains_key("kubernetes.io/config.mirror")

@@ -30,6 +30,7 @@ pub(crate) struct PodFacts {
     statefulset: bool,
     tolerates_disrupted_taint: bool,
     do_not_disrupt_annotation: bool,
+    required_anti_affinity: bool,
     /// [`eviction_cost`]'s `cost`.
     eviction_cost: f64,
 }
@@ -42,6 +43,7 @@ impl PodFacts {
             statefulset: pod::is_owned_by_statefulset(p),
             tolerates_disrupted_taint: pod::tolerates_disrupted_taint(p),
             do_not_disrupt_annotation: p.metadata.annotations.contains_key(super::labels::DO_NOT_DISRUPT),
+            required_anti_affinity: pod::has_required_anti_affinity(p),
             eviction_cost: eviction_cost(p).cost,
         }
     }
@@ -60,6 +62,10 @@ impl PodFacts {
 
     pub(crate) fn is_owned_by_daemonset(self) -> bool {
         self.daemonset
+    }
+
+    pub(crate) fn has_required_anti_affinity(self) -> bool {
+        self.required_anti_affinity
     }
 
     pub(crate) fn has_do_not_disrupt_annotation(self) -> bool {

@@ -118,6 +118,37 @@ mod tests {
         assert_round_agrees(&mut cache, &s, now() + jiff::SignedDuration::from_mins(6));
     }
 
+    /// The world's anti-affinity groups read from the table which pods hold a required
+    /// anti-affinity term: web-1's keeps web-2 off node-a, with the cache as without it.
+    #[test]
+    fn a_kept_round_sees_the_required_anti_affinity_of_the_pods_in_place() {
+        let mut objects = vec![node_pool("default")];
+        for n in ["node-a", "node-b", "node-c"] {
+            objects.extend(managed_node(n));
+        }
+        // web-1 stays where it is: node-a is not a candidate.
+        objects[1] = set(objects[1].clone(), "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let web = |name: &str, node: &str| set(pod(name, node), "/metadata/labels", json!({"app": "web"}));
+        let term = json!([{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]);
+        let holder = set(
+            web("web-1", "node-a"),
+            "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution",
+            term,
+        );
+        objects.extend([holder, web("web-2", "node-b"), pod("q", "node-c")]);
+        let s = snapshot(objects);
+        let fresh = replay_round(&s, now());
+        let moved: Vec<_> = fresh.commands.iter().flat_map(|c| c.results.moves.iter()).collect();
+        assert!(
+            moved.iter().any(|m| m.pod == "default/web-2"
+                && m.to != crate::engine::scheduling::Destination::Existing("node-a".into())),
+            "web-2 moves, and not next to web-1: {moved:?}"
+        );
+        let mut cache = RoundCache::default();
+        assert_round_agrees(&mut cache, &s, now());
+        assert_round_agrees(&mut cache, &s, now());
+    }
+
     /// The PDB gate reads the table: a PDB that allows nothing blocks its pod's node, and the
     /// table follows an appended pod.
     #[test]

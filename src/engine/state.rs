@@ -294,6 +294,12 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    /// [`pod::has_required_anti_affinity`], from the table when there is one (which spares a
+    /// forecast's round a read of every pod's spec).
+    pub(crate) fn has_required_anti_affinity(&self, p: &Pod) -> bool {
+        self.facts(p).map_or_else(|| pod::has_required_anti_affinity(p), PodFacts::has_required_anti_affinity)
+    }
+
     /// [`pod::is_owned_by_daemonset`], likewise.
     pub(crate) fn is_owned_by_daemonset(&self, p: &Pod) -> bool {
         self.facts(p).map_or_else(|| pod::is_owned_by_daemonset(p), PodFacts::is_owned_by_daemonset)

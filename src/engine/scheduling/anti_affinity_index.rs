@@ -7,6 +7,7 @@ use foldhash::HashMap;
 
 use super::existing_node::BaseNode;
 use super::topology::PodFilter;
+use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
 
 /// One required anti-affinity term shared by pods in place.
@@ -30,10 +31,10 @@ pub struct AntiAffinityGroups {
 }
 
 impl AntiAffinityGroups {
-    pub(super) fn new(nodes: &[BaseNode<'_>]) -> Self {
+    pub(super) fn new(nodes: &[BaseNode<'_>], cluster: &Cluster<'_>) -> Self {
         let mut by_id: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
         for (i, n) in nodes.iter().enumerate() {
-            for pod in &n.pods {
+            for pod in n.pods.iter().filter(|p| cluster.has_required_anti_affinity(p)) {
                 for term in super::topology::required_anti_terms(pod) {
                     let filter = super::topology::term_filter(pod, term);
                     let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());

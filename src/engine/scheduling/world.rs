@@ -208,7 +208,7 @@ impl<'c, 'a> World<'c, 'a> {
                 pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
             }
         }
-        let anti_affinity_groups = AntiAffinityGroups::new(&nodes);
+        let anti_affinity_groups = AntiAffinityGroups::new(&nodes, cluster);
         let (selector_keys, pods) = match (memo, pods_in_place) {
             (Some(memo), _) => {
                 let kept = KeptPodIndex::covering(memo.pods_in_place.take(), &cluster.snapshot.pods);
