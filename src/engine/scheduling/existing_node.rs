@@ -4,6 +4,7 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/existingnode.go`.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
 use super::requirements::Requirements;
@@ -22,20 +23,20 @@ pub struct BaseNode<'a> {
     pub name: String,
     /// Its labels as the scheduler reads them; see [`BaseNode::label`] for the hostname.
     labels: &'a StringMap,
-    pub taints: Vec<Taint>,
+    pub taints: Rc<[Taint]>,
     /// Allocatable minus the requests of every non-terminal pod bound to it.
-    pub available: Resources,
+    pub available: Rc<Resources>,
     /// `available`'s cpu and memory in milli-units, for the first-fit search's pruning.
     pub free_cpu: i128,
     pub free_memory: i128,
     /// Active pods (counted by topology).
     pub pods: Vec<&'a Pod>,
-    pub host_ports: Vec<HostPort>,
+    pub host_ports: Rc<[HostPort]>,
     pub initialized: bool,
     pub under_consolidate_after: bool,
-    pub capacity: Resources,
+    pub capacity: Rc<Resources>,
     /// The label `kubernetes.io/hostname`, else the node's name.
-    pub hostname: String,
+    pub hostname: Rc<str>,
     /// CSI attach limits and the claims held, when its CSINode sets a limit.
     pub(crate) volume_usage: Option<super::volume_usage::VolumeUsage>,
 }
@@ -175,12 +176,14 @@ pub(super) fn base_node<'a>(
 /// clock): what a forecast may keep from one round to the next (`base_node_memo.rs`).
 #[derive(Debug, Clone)]
 pub(super) struct NodeParts {
-    taints: Vec<Taint>,
-    available: Resources,
-    host_ports: Vec<HostPort>,
+    // Shared with each round's node (a forecast keeps the parts across rounds): a clone is a
+    // count, not a copy.
+    taints: Rc<[Taint]>,
+    available: Rc<Resources>,
+    host_ports: Rc<[HostPort]>,
     initialized: bool,
-    capacity: Resources,
-    hostname: String,
+    capacity: Rc<Resources>,
+    hostname: Rc<str>,
     volume_usage: Option<super::volume_usage::VolumeUsage>,
 }
 
@@ -254,12 +257,12 @@ pub(super) fn node_parts<'a>(
         &cluster.volumes,
     );
     NodeParts {
-        taints: node_taints,
-        available,
-        host_ports,
+        taints: node_taints.into(),
+        available: Rc::new(available),
+        host_ports: host_ports.into(),
         initialized: node.initialized(),
-        capacity: node.node.map(|n| n.status.capacity.clone()).unwrap_or_default(),
-        hostname,
+        capacity: Rc::new(node.node.map(|n| n.status.capacity.clone()).unwrap_or_default()),
+        hostname: hostname.into(),
         volume_usage,
     }
 }

@@ -155,9 +155,9 @@ impl BaseNodeMemo {
         requests: &PodRequests<'a>,
         daemons: &[DaemonPod<'_>],
     ) -> BaseNode<'a> {
-        let pods = marks(cluster, node);
         if let Some(kept) = self.by_name.get(&node.name) {
-            let unchanged = kept.pods == pods
+            let unchanged = kept.pods.len() == node.pods.len()
+                && kept.pods.iter().zip(marks(cluster, node)).all(|(k, now)| *k == now)
                 && same(kept.node.as_ref(), node.node, NodeInputs::same)
                 && same(kept.claim.as_ref(), node.claim, ClaimInputs::same);
             if unchanged {
@@ -168,7 +168,7 @@ impl BaseNodeMemo {
         let kept = Kept {
             node: node.node.map(NodeInputs::of),
             claim: node.claim.map(ClaimInputs::of),
-            pods,
+            pods: marks(cluster, node).collect(),
             parts: parts.clone(),
         };
         self.by_name.insert(node.name.clone(), kept);
@@ -186,17 +186,15 @@ impl BaseNodeMemo {
     }
 }
 
-fn marks(cluster: &Cluster<'_>, node: &StateNode<'_>) -> Vec<PodMark> {
+/// The node's pods as its parts read them, in order.
+fn marks<'n>(cluster: &'n Cluster<'_>, node: &'n StateNode<'_>) -> impl Iterator<Item = PodMark> + 'n {
     let base = cluster.snapshot.pods.as_ptr() as usize;
     let size = std::mem::size_of::<Pod>().max(1);
-    node.pods
-        .iter()
-        .map(|p| PodMark {
-            position: (std::ptr::from_ref(*p) as usize).wrapping_sub(base) / size,
-            terminal: cluster.is_terminal(p),
-            active: cluster.is_active(p),
-        })
-        .collect()
+    node.pods.iter().map(move |p| PodMark {
+        position: (std::ptr::from_ref(*p) as usize).wrapping_sub(base) / size,
+        terminal: cluster.is_terminal(p),
+        active: cluster.is_active(p),
+    })
 }
 
 #[cfg(test)]
