@@ -18,7 +18,7 @@ use super::nodepool::DisruptionReason;
 use super::round_cache::RoundCache;
 use super::scheduling::Results;
 use super::setup::{self, Setup};
-use super::state::Cluster;
+use super::state::{Cluster, PodsByNode};
 use super::verdict::{node_verdict, NodeVerdict};
 use crate::reason::{Code, Reason};
 use crate::snapshot::Snapshot;
@@ -63,7 +63,7 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
 /// NodeClaim name) when one is given: `explain` needs the round and one node, not every
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
-    run(snapshot, now, focus, true, None)
+    run(snapshot, now, focus, true, None, None)
 }
 
 /// The round's method, commands and budgets without any node's verdict: what `forecast`
@@ -71,14 +71,21 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
 /// The forecast itself calls [`replay_round_with`].
 #[cfg(test)]
 pub(crate) fn replay_round(snapshot: &Snapshot, now: Timestamp) -> Replay {
-    run(snapshot, now, None, false, None)
+    run(snapshot, now, None, false, None, None)
 }
 
 /// The round without verdicts, reusing what `cache` kept of the forecast's earlier rounds (and
 /// keeping this one's): the same result as without a cache, without rebuilding what did not
 /// change.
-pub(crate) fn replay_round_with(cache: &mut RoundCache, snapshot: &Snapshot, now: Timestamp) -> Replay {
-    run(snapshot, now, None, false, Some(cache))
+///
+/// `bindings`, when given, says which pods each node has (see [`PodsByNode`]).
+pub(crate) fn replay_round_with(
+    cache: &mut RoundCache,
+    snapshot: &Snapshot,
+    now: Timestamp,
+    bindings: Option<&PodsByNode>,
+) -> Replay {
+    run(snapshot, now, None, false, Some(cache), bindings)
 }
 
 fn run(
@@ -87,8 +94,12 @@ fn run(
     focus: Option<&str>,
     verdicts: bool,
     mut cache: Option<&mut RoundCache>,
+    bindings: Option<&PodsByNode>,
 ) -> Replay {
-    let mut cluster = Cluster::new(snapshot, now);
+    let mut cluster = match bindings {
+        Some(b) => Cluster::with_bindings(snapshot, now, b),
+        None => Cluster::new(snapshot, now),
+    };
     if let Some(c) = cache.as_deref_mut() {
         c.cover(snapshot);
         cluster.known = Some(c.pod_table());

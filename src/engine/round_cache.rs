@@ -81,7 +81,7 @@ mod tests {
     /// The round with the cache and without it agree: the method, the commands (candidates,
     /// replacements, where every pod goes) and the budgets.
     fn assert_round_agrees(cache: &mut RoundCache, s: &Snapshot, at: jiff::Timestamp) {
-        let (kept, fresh) = (replay_round_with(cache, s, at), replay_round(s, at));
+        let (kept, fresh) = (replay_round_with(cache, s, at, None), replay_round(s, at));
         assert!(!fresh.commands.is_empty(), "a round that acts");
         assert_eq!(kept.method, fresh.method);
         assert_eq!(kept.commands, fresh.commands);

@@ -175,8 +175,33 @@ pub struct Cluster<'a> {
 const TERMINAL: u8 = 1;
 const TERMINATING: u8 = 2;
 
+/// Node name → positions in `snapshot.pods` of the pods whose `spec.nodeName` it is,
+/// ascending: what a forecast keeps up to date as it moves pods, so that each round's cluster
+/// is grouped from it instead of from a read of every pod.
+pub(crate) type PodsByNode = HashMap<String, Vec<usize>>;
+
 impl<'a> Cluster<'a> {
     pub fn new(snapshot: &'a Snapshot, now: Timestamp) -> Self {
+        Self::build(snapshot, now, None)
+    }
+
+    /// The same, with the pods grouped by `bindings` (which must say what the pods'
+    /// `spec.nodeName` say; checked in debug builds).
+    pub(crate) fn with_bindings(snapshot: &'a Snapshot, now: Timestamp, bindings: &PodsByNode) -> Self {
+        let cluster = Self::build(snapshot, now, Some(bindings));
+        #[cfg(debug_assertions)]
+        {
+            let scanned = Self::build(snapshot, now, None);
+            let addresses = |pods: &[&Pod]| pods.iter().map(|p| std::ptr::from_ref(*p)).collect::<Vec<_>>();
+            for (kept, read) in cluster.nodes.iter().zip(&scanned.nodes) {
+                assert_eq!(addresses(&kept.pods), addresses(&read.pods), "the pods bound to {}", kept.name);
+            }
+            assert_eq!(addresses(&cluster.unbound_pods), addresses(&scanned.unbound_pods), "the unbound pods");
+        }
+        cluster
+    }
+
+    fn build(snapshot: &'a Snapshot, now: Timestamp, bindings: Option<&PodsByNode>) -> Self {
         let mut claims_by_provider: HashMap<&str, &NodeClaim> = HashMap::new();
         let mut claims_by_node: HashMap<&str, &NodeClaim> = HashMap::new();
         for claim in &snapshot.node_claims {
@@ -233,10 +258,24 @@ impl<'a> Cluster<'a> {
                 by_name.insert(claim.metadata.name.as_str(), i);
             }
         }
-        for pod in &snapshot.pods {
-            match pod.spec.node_name.as_deref().and_then(|n| by_name.get(n)) {
-                Some(&i) => cluster.nodes[i].pods.push(pod),
-                None => cluster.unbound_pods.push(pod),
+        match bindings {
+            None => {
+                for pod in &snapshot.pods {
+                    match pod.spec.node_name.as_deref().and_then(|n| by_name.get(n)) {
+                        Some(&i) => cluster.nodes[i].pods.push(pod),
+                        None => cluster.unbound_pods.push(pod),
+                    }
+                }
+            }
+            Some(bindings) => {
+                let mut bound = vec![false; snapshot.pods.len()];
+                for (name, &i) in &by_name {
+                    for &p in bindings.get(*name).into_iter().flatten() {
+                        bound[p] = true;
+                        cluster.nodes[i].pods.push(&snapshot.pods[p]);
+                    }
+                }
+                cluster.unbound_pods = bound.iter().zip(&snapshot.pods).filter(|(b, _)| !**b).map(|(_, p)| p).collect();
             }
         }
         cluster.node_index = by_name;

@@ -3,7 +3,8 @@
 //! deterministic, like the replay it repeats: no I/O, no clock of its own.
 //!
 //! A round is [`crate::engine::replay_round_with`] on the carried state (with the
-//! [`crate::engine::RoundCache`] the forecast keeps across rounds); a round that acts starts
+//! [`crate::engine::RoundCache`] the forecast keeps across rounds, and the state's index of
+//! each node's pods); a round that acts starts
 //! its commands after their validation wait ([`apply::start`]) and the next round runs at once
 //! (karpenter `controller.go` `Reconcile` requeues immediately after a command); a round that
 //! finds nothing waits for the next thing due — a replacement initialized, a node gone, a pod
@@ -123,7 +124,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
             break if limits.rounds.is_some() { Stop::Rounds } else { Stop::Bound };
         }
         advance(&mut state, t);
-        let replay = replay_round_with(&mut cache, &state.snapshot, t);
+        let replay = replay_round_with(&mut cache, &state.snapshot, t, Some(state.bindings()));
         let acting = replay.method.filter(|_| !replay.commands.is_empty());
         if let Some(method) = acting {
             let started_at = t + delays.validation_of(method);

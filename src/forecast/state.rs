@@ -8,6 +8,7 @@ use jiff::Timestamp;
 
 use crate::audit::budget::Rule;
 use crate::engine::pod_table::PodTable;
+use crate::engine::state::PodsByNode;
 use crate::snapshot::{Condition, Snapshot};
 
 /// A command Karpenter started and has not finished: its replacements are launching, or its
@@ -51,9 +52,9 @@ pub(crate) struct State {
     /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
     pub pod_index: HashMap<String, usize>,
     /// Node name → positions in `snapshot.pods` of the pods bound to it, ascending; kept up to
-    /// date by [`State::bind`] and [`State::push_pod`], so that a command's step reads a node's
-    /// pods without a pass over every pod.
-    pods_on: HashMap<String, Vec<usize>>,
+    /// date by [`State::bind`] and [`State::push_pod`], so that a command's step and each
+    /// round's cluster read a node's pods without a pass over every pod.
+    pods_on: PodsByNode,
     /// Per pod, the PDBs that select it (extended as pods are added).
     pods_known: PodTable,
 }
@@ -78,6 +79,11 @@ impl State {
             }
         }
         state
+    }
+
+    /// Every node's pods (see [`PodsByNode`]).
+    pub(crate) fn bindings(&self) -> &PodsByNode {
+        &self.pods_on
     }
 
     /// Positions of the pods bound to `node`, ascending.
