@@ -8,6 +8,7 @@
 //! node, or none when it is not an active pod on an existing node), so that a filter reads the
 //! same pods, with the same nodes, as the index built from the round's cluster.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use foldhash::HashMap;
@@ -23,6 +24,10 @@ pub(super) struct KeptPodIndex {
     covered: usize,
     keys: IndexedKeys,
     by_namespace: HashMap<String, Namespace>,
+    /// Per filter (by its key), the covered pods it selects, in the order the posting lists give
+    /// them: a function of the pods' namespaces and labels alone, so kept from one round to the
+    /// next (and dropped when pods are appended).
+    selected: RefCell<HashMap<String, Rc<[u32]>>>,
 }
 
 /// One namespace's pods, and label key → label value → those carrying that label.
@@ -49,7 +54,46 @@ impl KeptPodIndex {
             index_mut.push(at, p);
         }
         index_mut.covered = pods.len();
+        index_mut.selected.get_mut().clear();
         index
+    }
+
+    /// The covered pods `filter` selects (memoised; `pods` are the pods the lists cover).
+    fn selected(&self, filter: &PodFilter, pods: &[Pod]) -> Rc<[u32]> {
+        if let Some(hit) = self.selected.borrow().get(filter.cache_key()) {
+            return Rc::clone(hit);
+        }
+        let ids: Vec<&[u32]> = match (&filter.namespaces, &filter.selector) {
+            (Some(namespaces), Some(selector)) => namespaces
+                .iter()
+                .filter_map(|ns| self.by_namespace.get(ns.as_str()))
+                .map(|namespace| {
+                    let indexed =
+                        selector.match_labels.iter().flatten().filter(|(k, _)| is_indexed(Some(&self.keys), k));
+                    let by_label = indexed.map(|(k, v)| {
+                        namespace
+                            .by_label
+                            .get(k.as_str())
+                            .and_then(|values| values.get(v.as_str()))
+                            .map_or(&[][..], Vec::as_slice)
+                    });
+                    // Any required label's list holds every pod the selector can match.
+                    by_label.min_by_key(|ids| ids.len()).unwrap_or(&namespace.pods)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let every_namespace = filter.namespaces.is_none() && filter.selector.is_some();
+        let all = every_namespace.then_some(0..u32::try_from(self.covered).unwrap_or(u32::MAX)).into_iter().flatten();
+        let selected: Rc<[u32]> = ids
+            .into_iter()
+            .flatten()
+            .copied()
+            .chain(all)
+            .filter(|&at| pods.get(at as usize).is_some_and(|p| filter.matches(p)))
+            .collect();
+        self.selected.borrow_mut().insert(filter.cache_key().to_owned(), Rc::clone(&selected));
+        selected
     }
 
     fn push(&mut self, at: usize, pod: &Pod) {
@@ -101,31 +145,10 @@ impl InPlace {
         filter: &'i PodFilter,
         pods: &'i [Pod],
     ) -> impl Iterator<Item = usize> + 'i {
-        let keys = &self.index.keys;
-        let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
-            (Some(namespaces), Some(selector)) => namespaces
-                .iter()
-                .filter_map(|ns| self.index.by_namespace.get(ns.as_str()))
-                .map(|namespace| {
-                    let indexed = selector.match_labels.iter().flatten().filter(|(k, _)| is_indexed(Some(keys), k));
-                    let by_label = indexed.map(|(k, v)| {
-                        namespace
-                            .by_label
-                            .get(k.as_str())
-                            .and_then(|values| values.get(v.as_str()))
-                            .map_or(&[][..], Vec::as_slice)
-                    });
-                    // Any required label's list holds every pod the selector can match.
-                    by_label.min_by_key(|ids| ids.len()).unwrap_or(&namespace.pods)
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let every_namespace = filter.namespaces.is_none() && filter.selector.is_some();
-        let all = every_namespace.then_some(0..self.index.covered).into_iter().flatten();
-        ids.into_iter().flatten().map(|&id| id as usize).chain(all).filter_map(move |at| {
-            let node = *self.node_of.get(at)?;
-            (node != NOWHERE && filter.matches(pods.get(at)?)).then_some(node as usize)
+        let selected = self.index.selected(filter, pods);
+        (0..selected.len()).filter_map(move |k| {
+            let node = *self.node_of.get(selected[k] as usize)?;
+            (node != NOWHERE).then_some(node as usize)
         })
     }
 }
