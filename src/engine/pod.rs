@@ -5,6 +5,7 @@
 //! `resources.RequestsForPods` (k8s `resourcehelper.PodRequests`).
 
 use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::core::v1::PodAffinityTerm;
 
 use super::labels::{DISRUPTED_TAINT, DO_NOT_DISRUPT};
 use crate::quantity::Quantity;
@@ -34,14 +35,19 @@ pub(crate) fn is_owned_by_daemonset(pod: &Pod) -> bool {
     is_owned_by(pod, "apps/v1", "DaemonSet")
 }
 
-/// Has a required pod anti-affinity term (which binds the pods placed after it, too).
-pub(crate) fn has_required_anti_affinity(pod: &Pod) -> bool {
+/// The pod's required anti-affinity terms (which bind the pods placed after it, too).
+pub(crate) fn required_anti_affinity_terms(pod: &Pod) -> &[PodAffinityTerm] {
     pod.spec
         .affinity
         .as_ref()
         .and_then(|a| a.pod_anti_affinity.as_ref())
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-        .is_some_and(|terms| !terms.is_empty())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_deref())
+        .unwrap_or_default()
+}
+
+/// Has a required anti-affinity term.
+pub(crate) fn has_required_anti_affinity(pod: &Pod) -> bool {
+    !required_anti_affinity_terms(pod).is_empty()
 }
 
 /// A mirror (static) pod: owned by a `v1 Node`, or carrying the mirror annotation.

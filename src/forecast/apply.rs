@@ -201,8 +201,7 @@ fn remove_nodes(state: &mut State, names: &[String]) {
     // They end, as the pod garbage collector ends them: unbound and Failed, which no replay
     // places or counts (kept in place so the pod index stays valid).
     for name in names {
-        for i in state.pods_on(name).to_vec() {
-            state.bind(i, None);
+        for i in state.unbind_node(name) {
             let p = &mut state.snapshot.pods[i];
             p.status.phase = Some("Failed".into());
             p.status.conditions.clear();

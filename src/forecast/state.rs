@@ -111,6 +111,15 @@ impl State {
         }
     }
 
+    /// Unbinds every pod of `node` (it is gone); returns their positions.
+    pub(crate) fn unbind_node(&mut self, node: &str) -> Vec<usize> {
+        let positions = self.pods_on.remove(node).unwrap_or_default();
+        for &i in &positions {
+            self.snapshot.pods[i].spec.node_name = None;
+        }
+        positions
+    }
+
     /// Appends a pod (bound where its `spec.nodeName` says).
     pub(crate) fn push_pod(&mut self, pod: crate::snapshot::Pod) {
         let i = self.snapshot.pods.len();

@@ -35,7 +35,7 @@ impl AntiAffinityGroups {
         let mut by_id: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
         for (i, n) in nodes.iter().enumerate() {
             for pod in n.pods.iter().filter(|p| cluster.has_required_anti_affinity(p)) {
-                for term in super::topology::required_anti_terms(pod) {
+                for term in crate::engine::pod::required_anti_affinity_terms(pod) {
                     let filter = super::topology::term_filter(pod, term);
                     let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());
                     by_id

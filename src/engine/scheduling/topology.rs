@@ -362,16 +362,6 @@ pub(crate) fn term_filter(owner: &Pod, term: &PodAffinityTerm) -> PodFilter {
     PodFilter::new(namespaces, term.label_selector.clone())
 }
 
-pub(crate) fn required_anti_terms(pod: &Pod) -> Vec<&PodAffinityTerm> {
-    pod.spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.pod_anti_affinity.as_ref())
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|terms| terms.iter().collect())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
