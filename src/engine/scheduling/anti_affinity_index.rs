@@ -2,11 +2,12 @@
 //! indexed by label (Karpenter's `Topology` keeps them as inverse topology groups).
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use foldhash::HashMap;
 
 use super::existing_node::BaseNode;
-use super::topology::PodFilter;
+use super::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
 
@@ -30,26 +31,26 @@ pub struct AntiAffinityGroups {
     unindexed: Vec<usize>,
 }
 
+/// A pod's topology terms, as a forecast keeps them from one round to the next.
+pub(super) type TermsOf<'f> = &'f dyn Fn(&Pod) -> Rc<PodTerms>;
+
+/// Groups by topology key and filter, in the order of both.
+type ById = BTreeMap<(String, String), AntiAffinityGroup>;
+
 impl AntiAffinityGroups {
-    pub(super) fn new(nodes: &[BaseNode<'_>], cluster: &Cluster<'_>) -> Self {
-        let mut by_id: BTreeMap<String, AntiAffinityGroup> = BTreeMap::new();
-        for (i, n) in nodes.iter().enumerate() {
-            for pod in n.pods.iter().filter(|p| cluster.has_required_anti_affinity(p)) {
-                for term in crate::engine::pod::required_anti_affinity_terms(pod) {
-                    let filter = super::topology::term_filter(pod, term);
-                    let id = format!("{}\u{0}{}", term.topology_key, filter.cache_key());
-                    by_id
-                        .entry(id)
-                        .or_insert_with(|| AntiAffinityGroup {
-                            key: term.topology_key.clone(),
-                            filter,
-                            nodes: Vec::new(),
-                        })
-                        .nodes
-                        .push(i);
-                }
-            }
-        }
+    /// The groups of the pods in place on `nodes`. `kept_terms` gives a pod's topology terms
+    /// when a forecast keeps them from round to round (their required anti-affinity filters are
+    /// those built here, `PodTerms::new`); otherwise each term's filter is built afresh.
+    pub(super) fn new(nodes: &[BaseNode<'_>], cluster: &Cluster<'_>, kept_terms: Option<TermsOf<'_>>) -> Self {
+        let holders = nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| n.pods.iter().filter(|p| cluster.has_required_anti_affinity(p)).map(move |p| (i, *p)));
+        let by_id = if let Some(terms_of) = kept_terms {
+            by_kept_terms(&holders.map(|(i, p)| (i, terms_of(p))).collect::<Vec<_>>())
+        } else {
+            by_own_terms(holders)
+        };
         let mut out = AntiAffinityGroups { groups: by_id.into_values().collect(), ..Default::default() };
         for (g, group) in out.groups.iter().enumerate() {
             let label = group.filter.selector.as_ref().and_then(|s| s.match_labels.as_ref()?.iter().next());
@@ -76,4 +77,36 @@ impl AntiAffinityGroups {
         let indexed = pod.metadata.labels.iter().filter_map(move |(k, v)| by_key?.get(k)?.get(v)).flatten();
         self.unindexed.iter().chain(indexed).map(|&g| &self.groups[g]).filter(move |group| group.filter.matches(pod))
     }
+}
+
+/// The groups from each holder's kept terms: keyed by borrowed strings, so that a term many
+/// pods share is cloned once.
+fn by_kept_terms(held: &[(usize, Rc<PodTerms>)]) -> ById {
+    let mut by_id: BTreeMap<(&str, &str), AntiAffinityGroup> = BTreeMap::new();
+    for (i, terms) in held {
+        for (key, filter) in &terms.required_anti {
+            by_id
+                .entry((key.as_str(), filter.cache_key()))
+                .or_insert_with(|| AntiAffinityGroup { key: key.clone(), filter: filter.clone(), nodes: Vec::new() })
+                .nodes
+                .push(*i);
+        }
+    }
+    by_id.into_iter().map(|((k, f), g)| ((k.to_owned(), f.to_owned()), g)).collect()
+}
+
+/// The groups from each holder's spec.
+fn by_own_terms<'p>(holders: impl Iterator<Item = (usize, &'p Pod)>) -> ById {
+    let mut by_id = ById::new();
+    for (i, pod) in holders {
+        for term in crate::engine::pod::required_anti_affinity_terms(pod) {
+            let filter = super::topology::term_filter(pod, term);
+            by_id
+                .entry((term.topology_key.clone(), filter.cache_key().to_owned()))
+                .or_insert_with(|| AntiAffinityGroup { key: term.topology_key.clone(), filter, nodes: Vec::new() })
+                .nodes
+                .push(i);
+        }
+    }
+    by_id
 }

@@ -14,7 +14,7 @@ use foldhash::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::anti_affinity_index::AntiAffinityGroups;
+use super::anti_affinity_index::{AntiAffinityGroups, TermsOf};
 use super::existing_node::{base_node, BaseNode, DaemonPod};
 use super::fit_error::RefusalClass;
 use super::fit_list::FitList;
@@ -208,7 +208,6 @@ impl<'c, 'a> World<'c, 'a> {
                 pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
             }
         }
-        let anti_affinity_groups = AntiAffinityGroups::new(&nodes, cluster);
         let (selector_keys, pods) = match (memo, pods_in_place) {
             (Some(memo), _) => {
                 let kept = KeptPodIndex::covering(memo.pods_in_place.take(), &cluster.snapshot.pods);
@@ -240,7 +239,7 @@ impl<'c, 'a> World<'c, 'a> {
             order,
             templates: Vec::new(),
             pool_usage,
-            anti_affinity_groups,
+            anti_affinity_groups: AntiAffinityGroups::default(),
             pending,
             deleting,
             limits,
@@ -265,6 +264,13 @@ impl<'c, 'a> World<'c, 'a> {
             shared_baselines: Default::default(),
             refusal_classes: RefCell::default(),
         };
+        // A forecast keeps each pod's terms from round to round: the groups read their filters.
+        let groups = {
+            let terms_of = |p: &Pod| world.pod_terms(p);
+            let kept: Option<TermsOf<'_>> = world.kept_terms.is_some().then_some(&terms_of);
+            AntiAffinityGroups::new(&world.nodes, cluster, kept)
+        };
+        world.anti_affinity_groups = groups;
         world.templates = templates(&world);
         world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
         world
