@@ -36,6 +36,13 @@ impl RoundCache {
         Arc::make_mut(&mut self.pod_table).cover(&snapshot.pods, &snapshot.pdbs);
     }
 
+    /// Says which nodes the caller changed (their Node or NodeClaim, or both) since the last
+    /// round: the next round compares only those nodes' objects with what it kept. The caller
+    /// must name every node it changed; debug builds check that it did.
+    pub(crate) fn nodes_changed(&mut self, names: std::collections::BTreeSet<String>) {
+        self.world.nodes_changed(names);
+    }
+
     /// What is known of every pod (once [`RoundCache::cover`] ran).
     pub(super) fn pod_table(&self) -> Arc<PodTable> {
         Arc::clone(&self.pod_table)

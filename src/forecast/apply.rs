@@ -19,7 +19,6 @@ use super::impact::{Harm, Workloads};
 use super::launch::{launch, Launch};
 use super::state::{InFlight, State};
 use crate::engine::labels::DISRUPTED_TAINT;
-use crate::engine::pdb::Limits;
 use crate::engine::pod;
 use crate::engine::scheduling::Destination;
 use crate::engine::CommandView;
@@ -101,6 +100,9 @@ pub(crate) fn start(
 /// NodeClaim's `DisruptionReason` condition. The replay then treats the nodes as deleting:
 /// their pods need room, and the budgets count them.
 fn mark_disrupted(state: &mut State, candidates: &BTreeSet<&str>) {
+    for name in candidates {
+        state.touch(name);
+    }
     for node in state.snapshot.nodes.iter_mut().filter(|n| candidates.contains(n.metadata.name.as_str())) {
         if !node.spec.taints.iter().any(|t| t.key == DISRUPTED_TAINT) {
             node.spec.taints.push(Taint { key: DISRUPTED_TAINT.into(), value: None, effect: "NoSchedule".into() });
@@ -157,6 +159,9 @@ fn drain(state: &mut State, i: usize) {
         super::launch::initialize(state, name, at);
     }
     let candidates: BTreeSet<String> = state.in_flight[i].candidates.iter().cloned().collect();
+    for name in &candidates {
+        state.touch(name);
+    }
     for claim in state
         .snapshot
         .node_claims
@@ -184,6 +189,9 @@ fn drain(state: &mut State, i: usize) {
             }
         }
     }
+    for name in last_event.keys() {
+        state.touch(name);
+    }
     for claim in &mut state.snapshot.node_claims {
         if let Some(t) = claim.status.node_name.as_ref().and_then(|n| last_event.get(n)) {
             claim.status.last_pod_event_time = Some(claim.status.last_pod_event_time.map_or(*t, |old| old.max(*t)));
@@ -195,6 +203,9 @@ fn drain(state: &mut State, i: usize) {
 /// The nodes are gone: their Node and NodeClaim, and the pods that went with them (DaemonSet
 /// and mirror pods, which nothing moves).
 fn remove_nodes(state: &mut State, names: &[String]) {
+    for name in names {
+        state.touch(name);
+    }
     let gone: BTreeSet<&str> = names.iter().map(String::as_str).collect();
     state.snapshot.nodes.retain(|n| !gone.contains(n.metadata.name.as_str()));
     state.snapshot.node_claims.retain(|c| !c.status.node_name.as_deref().is_some_and(|n| gone.contains(n)));
@@ -207,12 +218,6 @@ fn remove_nodes(state: &mut State, names: &[String]) {
             p.status.conditions.clear();
         }
     }
-}
-
-/// The PDB that governs `pod`'s eviction: `None` when no budget selects it.
-pub(crate) fn allowed_evictions(limits: &Limits<'_>, pod: &crate::snapshot::Pod) -> Option<i32> {
-    let matching = limits.matching(pod);
-    (!matching.is_empty()).then(|| matching.iter().map(|b| b.status.disruptions_allowed).min().unwrap_or(0))
 }
 
 /// Pods the drain leaves where they are (they end with the node).

@@ -16,11 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use foldhash::HashMap;
 use jiff::{SignedDuration, Timestamp};
 
-use super::apply::allowed_evictions;
 use super::clock::Delays;
 use super::state::{Landing, State};
 use crate::audit::impact::{startup_of, Startup};
-use crate::engine::pdb::Limits;
 use crate::snapshot::{is_true, Pod, Snapshot};
 
 /// Every pod's workload, resolved once at the start (the disruption controller's finders:
@@ -110,24 +108,22 @@ impl Harm {
     /// and records what they cost each workload.
     pub(crate) fn evict(
         &mut self,
-        state: &State,
+        state: &mut State,
         workloads: &Workloads,
         moving: &[(usize, Option<String>)],
         drain_at: Timestamp,
         delays: &Delays,
     ) -> Vec<Landing> {
-        let limits = Limits::new(&state.snapshot.pdbs);
         let mut groups: BTreeMap<Option<usize>, Vec<&(usize, Option<String>)>> = BTreeMap::new();
         for m in moving {
             groups.entry(workloads.of(&state.snapshot.pods[m.0].metadata.key())).or_default().push(m);
         }
         let mut out = Vec::new();
         for (w, mut members) in groups {
-            members.sort_by_key(|(p, _)| state.snapshot.pods[*p].metadata.key());
+            members.sort_by_cached_key(|(p, _)| state.snapshot.pods[*p].metadata.key());
             let startup = w.map_or(delays.pod_startup.value, |w| workloads.startup[w].duration);
-            let first = &state.snapshot.pods[members[0].0];
             let per =
-                allowed_evictions(&limits, first).map_or(members.len(), |a| usize::try_from(a.max(1)).unwrap_or(1));
+                state.allowed_evictions(members[0].0).map_or(members.len(), |a| usize::try_from(a.max(1)).unwrap_or(1));
             let ready_before = w.map_or(members.len(), |w| {
                 workloads.pods[w]
                     .iter()

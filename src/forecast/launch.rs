@@ -122,6 +122,7 @@ pub(crate) fn launch(
     nodeclaim.status.capacity.clone_from(&node.status.capacity);
     nodeclaim.status.allocatable = resources;
     nodeclaim.status.conditions.push(condition("Launched", "True", at));
+    state.touch(&name);
     state.snapshot.nodes.push(node);
     state.snapshot.node_claims.push(nodeclaim);
     if let Some(like) = like {
@@ -154,6 +155,7 @@ fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
 /// `karpenter.sh/initialized` label, `Ready`). Consolidatable follows at once: its
 /// consolidateAfter counts from the last pod event (`nodeclaim/disruption/consolidation.go`).
 pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
+    state.touch(name);
     if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
         node.metadata.labels.insert(INITIALIZED.into(), "true".into());
         node.status.conditions.retain(|c| c.type_ != "Ready");

@@ -124,6 +124,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
             break if limits.rounds.is_some() { Stop::Rounds } else { Stop::Bound };
         }
         advance(&mut state, t);
+        cache.nodes_changed(state.take_touched());
         let replay = replay_round_with(&mut cache, &state.snapshot, t, Some(state.bindings()));
         let acting = replay.method.filter(|_| !replay.commands.is_empty());
         if let Some(method) = acting {

@@ -1,7 +1,7 @@
 //! The cluster as the forecast carries it from round to round: the snapshot, changed in place
 //! by each command (nothing is rebuilt from the original), the clock, and what is in flight.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::HashMap;
 use jiff::Timestamp;
@@ -57,6 +57,9 @@ pub(crate) struct State {
     pods_on: PodsByNode,
     /// Per pod, the PDBs that select it (extended as pods are added).
     pods_known: PodTable,
+    /// Nodes whose Node or NodeClaim changed since the last [`State::take_touched`]: what the
+    /// next round's cache compares again ([`crate::engine::RoundCache::nodes_changed`]).
+    touched: BTreeSet<String>,
 }
 
 impl State {
@@ -71,6 +74,7 @@ impl State {
             pod_index: HashMap::default(),
             pods_on: HashMap::default(),
             pods_known: PodTable::default(),
+            touched: BTreeSet::new(),
         };
         state.pod_index = state.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
         for (i, p) in state.snapshot.pods.iter().enumerate() {
@@ -79,6 +83,19 @@ impl State {
             }
         }
         state
+    }
+
+    /// Records that node `name`'s Node or NodeClaim changed (every change to either goes with
+    /// one of these).
+    pub(crate) fn touch(&mut self, name: &str) {
+        if !self.touched.contains(name) {
+            self.touched.insert(name.to_owned());
+        }
+    }
+
+    /// The nodes touched since the last call.
+    pub(crate) fn take_touched(&mut self) -> BTreeSet<String> {
+        std::mem::take(&mut self.touched)
     }
 
     /// Every node's pods (see [`PodsByNode`]).
@@ -134,6 +151,15 @@ impl State {
     pub(crate) fn next_due(&self) -> Option<Timestamp> {
         let flights = self.in_flight.iter().map(|f| if f.drained { f.gone_at } else { f.drain_at });
         flights.chain(self.starting.iter().map(|(_, t)| *t)).min()
+    }
+
+    /// The `status.disruptionsAllowed` that governs pod `i`'s eviction: the least of the PDBs
+    /// selecting it; `None` when none does.
+    pub(crate) fn allowed_evictions(&mut self, i: usize) -> Option<i32> {
+        self.pods_known.cover(&self.snapshot.pods, &self.snapshot.pdbs);
+        let pdbs = self.pods_known.pdbs_of(i);
+        let allowed = pdbs.iter().map(|&b| self.snapshot.pdbs[b].status.disruptions_allowed);
+        allowed.min()
     }
 
     /// Marks a pod Ready or not, and moves the healthy count of every PDB that selects it, as

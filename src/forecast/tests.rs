@@ -12,6 +12,7 @@ use super::impact::{Harm, Workloads};
 use super::state::State;
 use super::{forecast, Limits, Stop};
 use crate::engine::replay_round;
+use crate::snapshot::{Node, NodeClaim};
 use crate::testing::{demo, managed_node, node_pool, now, pod, set, snapshot};
 
 fn secs(s: i64) -> SignedDuration {
@@ -159,6 +160,55 @@ fn a_replacement_runs_copies_of_the_candidates_daemonset_pods() {
     advance(&mut state, started.gone_at);
     assert_pods_on_agrees(&state);
     assert!(state.pods_on("node-a").is_empty(), "node-a is gone with its DaemonSet pod");
+}
+
+/// The nodes whose Node or NodeClaim differs between two snapshots (or exists in one only).
+fn nodes_that_differ(before: &crate::snapshot::Snapshot, after: &crate::snapshot::Snapshot) -> BTreeSet<String> {
+    type Objects<'s> = std::collections::BTreeMap<String, (Vec<&'s Node>, Vec<&'s NodeClaim>)>;
+    fn objects(s: &crate::snapshot::Snapshot) -> Objects<'_> {
+        let mut out = Objects::new();
+        for n in &s.nodes {
+            out.entry(n.metadata.name.clone()).or_default().0.push(n);
+        }
+        for c in &s.node_claims {
+            out.entry(c.status.node_name.clone().unwrap_or_default()).or_default().1.push(c);
+        }
+        out
+    }
+    let (b, a) = (objects(before), objects(after));
+    b.keys().chain(a.keys()).filter(|k| b.get(*k) != a.get(*k)).cloned().collect()
+}
+
+/// Every step that changes a node's Node or NodeClaim says so (`State::touch`): the next
+/// round's cache compares only those nodes' objects again.
+#[test]
+fn each_step_names_the_nodes_it_changed() {
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("node-a"));
+    objects.push(lone_pod("p", "node-a", "100m"));
+    let s = snapshot(objects);
+    let delays = Delays { launch: super::clock::Figure::default_of(120), ..Delays::default() };
+    let workloads = Workloads::new(&s, delays.pod_startup.value);
+    let command = replay_round(&s, now()).commands.remove(0);
+    let mut state = State::new(s, now());
+    let mut seen = BTreeSet::new();
+    let mut check = |state: &mut State, before: &crate::snapshot::Snapshot, step: &str| {
+        let differ = nodes_that_differ(before, &state.snapshot);
+        let touched = state.take_touched();
+        assert!(differ.is_subset(&touched), "{step}: changed {differ:?}, said {touched:?}");
+        seen.extend(differ);
+    };
+    let before = state.snapshot.clone();
+    let started = start(&mut state, &command, now(), &delays, &workloads, &mut Harm::default());
+    check(&mut state, &before, "start");
+    for at in [started.drain_at, started.gone_at] {
+        let before = state.snapshot.clone();
+        advance(&mut state, at);
+        check(&mut state, &before, "advance");
+    }
+    // node-a marked, drained and gone; its replacement launched, initialized and filled.
+    let new_node = started.launches.first().map(|l| l.node.clone()).expect("a replacement");
+    assert!(seen.contains(&new_node) && seen.contains(command.candidates[0].as_str()), "{seen:?}");
 }
 
 #[test]
