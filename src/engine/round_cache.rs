@@ -125,6 +125,28 @@ mod tests {
         assert_round_agrees(&mut cache, &s, now() + jiff::SignedDuration::from_mins(6));
     }
 
+    /// A node that loses a taint between rounds is a destination again: its static answers
+    /// are kept under a stamp that changes with its objects (a stale refusal would hide it).
+    #[test]
+    fn a_node_untainted_between_rounds_takes_pods_again() {
+        let lands_on = |r: &crate::engine::Replay, node: &str| {
+            let to = crate::engine::scheduling::Destination::Existing(node.to_owned());
+            r.commands.iter().flat_map(|c| &c.results.moves).any(|m| m.to == to)
+        };
+        let mut s = three_nodes();
+        let untainted = replay_round(&s, now());
+        let destination = ["node-a", "node-b", "node-c"].into_iter().find(|n| lands_on(&untainted, n));
+        let destination = destination.expect("a pod moves to an existing node");
+        let at = s.nodes.iter().position(|n| n.metadata.name == destination).expect("the destination");
+        let taint = Taint { key: "dedicated".into(), value: None, effect: "NoSchedule".into() };
+        s.nodes[at].spec.taints.push(taint);
+        let mut cache = RoundCache::default();
+        assert!(!lands_on(&replay_round_with(&mut cache, &s, now(), None), destination), "tainted, it takes none");
+        s.nodes[at].spec.taints.pop();
+        assert!(lands_on(&replay_round(&s, now()), destination));
+        assert_round_agrees(&mut cache, &s, now());
+    }
+
     /// The world's anti-affinity groups read from the table which pods hold a required
     /// anti-affinity term: web-1's keeps web-2 off node-a, with the cache as without it.
     #[test]

@@ -39,9 +39,16 @@ pub struct BaseNode<'a> {
     pub hostname: Rc<str>,
     /// CSI attach limits and the claims held, when its CSINode sets a limit.
     pub(crate) volume_usage: Option<super::volume_usage::VolumeUsage>,
+    /// A forecast's name for the node's objects as they are (`world_memo.rs`); 0 without one.
+    pub(super) stamp: u64,
 }
 
 impl<'a> BaseNode<'a> {
+    /// The node under a forecast's stamp for its objects (`world_memo.rs`).
+    pub(super) fn stamped(self, stamp: u64) -> Self {
+        BaseNode { stamp, ..self }
+    }
+
     /// The node's value for a label key; the hostname is the label's, else the node's name.
     pub fn label(&self, key: &str) -> Option<&str> {
         match key {
@@ -209,6 +216,7 @@ pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: N
         capacity,
         volume_usage,
         hostname,
+        stamp: 0,
     }
 }
 

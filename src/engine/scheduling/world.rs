@@ -29,7 +29,7 @@ use super::scheduler::Settings;
 use super::shared_pods::Baseline;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
-use super::world_memo::{KeptTerms, WorldMemo};
+use super::world_memo::{KeptAnswers, KeptTerms, WorldMemo};
 use crate::engine::labels::HOSTNAME;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -97,6 +97,8 @@ pub struct World<'c, 'a> {
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     /// A forecast's terms per pod position, kept across rounds (see `world_memo.rs`).
     kept_terms: Option<KeptTerms>,
+    /// A forecast's static answers per fit fingerprint and node stamp, kept across rounds.
+    kept_answers: Option<KeptAnswers>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
@@ -183,6 +185,7 @@ impl<'c, 'a> World<'c, 'a> {
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
         let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
         let kept_terms = memo.as_deref().map(|m| m.terms_for(&cluster.snapshot.pods));
+        let kept_answers = memo.as_deref().map(|m| Rc::clone(&m.static_answers));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
                 let requests = PodRequests::new(&cluster.snapshot.pods);
@@ -258,6 +261,7 @@ impl<'c, 'a> World<'c, 'a> {
             sibling_fits: RefCell::default(),
             pod_terms: RefCell::default(),
             kept_terms,
+            kept_answers,
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
@@ -345,7 +349,7 @@ impl<'c, 'a> World<'c, 'a> {
         let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
         let known = self.shared_fits.borrow().get(&fingerprint).cloned();
         known.unwrap_or_else(|| {
-            let fits = self.static_fits(pod, &requirements);
+            let fits = self.static_fits(pod, &requirements, &fingerprint);
             let fit = Rc::new(PodFit { requirements, fits });
             self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
             fit
@@ -416,15 +420,25 @@ impl<'c, 'a> World<'c, 'a> {
     /// Nodes, in destination order, whose labels and taints a pod with these requirements and
     /// tolerations accepts: what never changes during a simulation. Only these nodes can take
     /// the pod, so the first fit is searched among them.
-    fn static_fits(&self, pod: &Pod, requirements: &[Requirements]) -> FitList {
-        let admits = |&p: &usize| {
-            let node = &self.nodes[self.order[p]];
+    fn static_fits(&self, pod: &Pod, requirements: &[Requirements], fingerprint: &str) -> FitList {
+        let admits = |node: &BaseNode<'_>| {
             taints::untolerated(&pod.spec.tolerations, &node.taints).is_none()
                 && requirements.iter().any(|r| node.admits(r))
         };
+        // A forecast keeps each node's answer under its stamp, which changes with its labels
+        // and taints: a node the last rounds already answered is not asked again.
+        let mut kept = self.kept_answers.as_ref().map(|k| k.borrow_mut());
+        let mut answers = kept.as_deref_mut().map(|k| k.entry(fingerprint.to_owned()).or_default());
+        let mut accepts = |&p: &usize| {
+            let node = &self.nodes[self.order[p]];
+            match answers.as_mut().filter(|_| node.stamp != 0) {
+                Some(answers) => *answers.entry(node.stamp).or_insert_with(|| admits(node)),
+                None => admits(node),
+            }
+        };
         let fits: Vec<usize> = match self.pinned_positions(requirements) {
-            Some(positions) => positions.into_iter().filter(admits).collect(),
-            None => (0..self.order.len()).filter(admits).collect(),
+            Some(positions) => positions.into_iter().filter(|p| accepts(p)).collect(),
+            None => (0..self.order.len()).filter(|p| accepts(p)).collect(),
         };
         FitList::new(fits, self)
     }

@@ -37,7 +37,13 @@ pub struct WorldMemo {
     /// Per pod position, its topology terms once asked for: they follow from the pod alone
     /// (`PodTerms::new`), whatever the round.
     pub(super) terms: KeptTerms,
+    /// Per fit fingerprint (requirements and tolerations) and node stamp, whether the node's
+    /// labels and taints accept such a pod (see [`BaseNodeMemo`]'s stamps).
+    pub(super) static_answers: KeptAnswers,
 }
+
+/// See [`WorldMemo::static_answers`].
+pub(super) type KeptAnswers = Rc<RefCell<HashMap<String, HashMap<u64, bool>>>>;
 
 /// Per pod position, its topology terms once computed; shared by the memo and each round's
 /// world.
@@ -69,12 +75,18 @@ pub(super) struct BaseNodeMemo {
     /// When the forecast says so: the only nodes whose Node or NodeClaim may have changed since
     /// the last round (see [`BaseNodeMemo::only_changed`]).
     changed: Option<BTreeSet<String>>,
+    /// The last stamp given (the first is 1; 0 is no stamp).
+    stamps: u64,
 }
 
 #[derive(Debug)]
 struct Kept {
     node: Option<NodeInputs>,
     claim: Option<ClaimInputs>,
+    /// Names the node's objects as they were when these inputs were taken: it changes when
+    /// they do (not when only its pods do), so that what follows from the labels and taints
+    /// alone can be kept by stamp ([`WorldMemo::static_answers`]).
+    stamp: u64,
     pods: Vec<PodMark>,
     parts: NodeParts,
 }
@@ -164,6 +176,7 @@ impl BaseNodeMemo {
         requests: &PodRequests<'a>,
         daemons: &[DaemonPod<'_>],
     ) -> BaseNode<'a> {
+        let mut stamp = None;
         if let Some(kept) = self.by_name.get(&node.name) {
             let objects_same = || {
                 same(kept.node.as_ref(), node.node, NodeInputs::same)
@@ -173,22 +186,28 @@ impl BaseNodeMemo {
             // each round; debug builds read them anyway and hold the word to them.
             let vouched = self.changed.as_ref().is_some_and(|c| !c.contains(&node.name));
             debug_assert!(!vouched || objects_same(), "node/{} changed unannounced", node.name);
-            let unchanged = kept.pods.len() == node.pods.len()
-                && kept.pods.iter().zip(marks(cluster, node)).all(|(k, now)| *k == now)
-                && (vouched || objects_same());
-            if unchanged {
-                return assemble(cluster, node, kept.parts.clone());
+            let objects = vouched || objects_same();
+            let pods_same = kept.pods.len() == node.pods.len()
+                && kept.pods.iter().zip(marks(cluster, node)).all(|(k, now)| *k == now);
+            if objects && pods_same {
+                return assemble(cluster, node, kept.parts.clone()).stamped(kept.stamp);
             }
+            stamp = objects.then_some(kept.stamp);
         }
+        let stamp = stamp.unwrap_or_else(|| {
+            self.stamps += 1;
+            self.stamps
+        });
         let parts = node_parts(cluster, node, requests, daemons);
         let kept = Kept {
             node: node.node.map(NodeInputs::of),
             claim: node.claim.map(ClaimInputs::of),
+            stamp,
             pods: marks(cluster, node).collect(),
             parts: parts.clone(),
         };
         self.by_name.insert(node.name.clone(), kept);
-        assemble(cluster, node, parts)
+        assemble(cluster, node, parts).stamped(stamp)
     }
 
     /// Forgets the nodes the cluster no longer has, and the forecast's word on the round.
