@@ -45,7 +45,16 @@ impl KeptPodIndex {
         if index.covered == pods.len() {
             return index;
         }
-        let keys = super::world::selector_keys(pods);
+        // The keys are a union over the pods: when the index has every key of the appended
+        // pods, the union is what it was (a read of the new pods, not of every pod).
+        let appended = super::world::selector_keys(&pods[index.covered..]);
+        let keys = if appended.iter().all(|k| index.keys.binary_search(k).is_ok()) {
+            std::sync::Arc::clone(&index.keys)
+        } else if index.covered == 0 {
+            appended
+        } else {
+            super::world::selector_keys(pods)
+        };
         if keys != index.keys {
             index = Rc::new(KeptPodIndex { keys, ..KeptPodIndex::default() });
         }

@@ -59,6 +59,7 @@ fn assert_same_as_fresh(s: &Snapshot, memo: &mut WorldMemo) {
     let kept = World::reusing(&cluster, memo, Limits::new(&s.pdbs));
     let fresh = World::new(&cluster);
     assert_eq!(destinations(&kept), destinations(&fresh));
+    assert_eq!(kept.selector_keys, fresh.selector_keys, "the label keys indexed");
     for app in ["big", "small", "other"] {
         assert_eq!(counts(&kept, app), counts(&fresh, app), "counts of {app}");
     }
@@ -130,6 +131,24 @@ fn a_pod_ended_or_appended_between_rounds_is_seen() {
             .into_iter()
             .collect::<Vec<_>>()
     );
+}
+
+/// An appended pod whose selector names a label key no pod named before: the kept index takes
+/// the key too (it reads only the new pods to find out).
+#[test]
+fn an_appended_pod_with_a_new_selector_key_is_indexed_by_it() {
+    let mut s = cluster_of_two();
+    let mut memo = WorldMemo::default();
+    assert_same_as_fresh(&s, &mut memo);
+    let spread = json!([{"maxSkew": 1, "topologyKey": HOSTNAME, "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"tier": "web"}}}]);
+    let mut copy = set(pod("spread", "node-a"), "/spec/topologySpreadConstraints", spread);
+    copy = set(copy, "/metadata/labels", json!({"tier": "web"}));
+    s.pods.push(serde_json::from_value(copy).expect("a pod"));
+    assert_same_as_fresh(&s, &mut memo);
+    let cluster = Cluster::new(&s, now());
+    let world = World::reusing(&cluster, &mut memo, Limits::new(&s.pdbs));
+    assert!(world.selector_keys.iter().any(|k| k == "tier"), "{:?}", world.selector_keys);
 }
 
 #[test]
