@@ -103,7 +103,8 @@ fn run(
     if let Some(c) = cache.as_deref_mut() {
         c.cover(snapshot);
         cluster.known = Some(c.pod_table());
-        cluster.read_pod_status();
+        let changed = c.status_changed.take();
+        cluster.read_pod_status_from(&mut c.pod_status, changed);
     }
     // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
     // per pod). No node is named "".

@@ -28,6 +28,11 @@ use crate::snapshot::Snapshot;
 pub(crate) struct RoundCache {
     pod_table: Arc<PodTable>,
     pub(super) world: WorldMemo,
+    /// Every pod's terminal and terminating bits as the last round read them
+    /// ([`super::state::Cluster::read_pod_status_from`]).
+    pub(super) pod_status: Vec<u8>,
+    /// When the caller says so: the only pods whose status bits may have changed since.
+    pub(super) status_changed: Option<Vec<usize>>,
 }
 
 impl RoundCache {
@@ -41,6 +46,13 @@ impl RoundCache {
     /// must name every node it changed; debug builds check that it did.
     pub(crate) fn nodes_changed(&mut self, names: std::collections::BTreeSet<String>) {
         self.world.nodes_changed(names);
+    }
+
+    /// Says which pods (positions in `snapshot.pods`) the caller ended or marked for deletion
+    /// since the last round, besides those it appended: the next round reads only their status.
+    /// The caller must name every one; debug builds check that it did.
+    pub(crate) fn pods_changed(&mut self, positions: Vec<usize>) {
+        self.status_changed = Some(positions);
     }
 
     /// What is known of every pod (once [`RoundCache::cover`] ran).

@@ -168,12 +168,17 @@ pub struct Cluster<'a> {
     pub(crate) known: Option<Arc<PodTable>>,
     /// Per pod position, whether it is terminal or terminating, read once per round so that
     /// the passes over every pod read these bytes, not the pods (empty: not read; see
-    /// [`Cluster::read_pod_status`]).
+    /// [`Cluster::read_pod_status_from`]).
     pod_status: Vec<u8>,
 }
 
 const TERMINAL: u8 = 1;
 const TERMINATING: u8 = 2;
+
+/// A pod's [`TERMINAL`] and [`TERMINATING`] bits.
+fn status_byte(p: &Pod) -> u8 {
+    (u8::from(pod::is_terminal(p)) * TERMINAL) | (u8::from(pod::is_terminating(p)) * TERMINATING)
+}
 
 /// Node name → positions in `snapshot.pods` of the pods whose `spec.nodeName` it is,
 /// ascending: what a forecast keeps up to date as it moves pods, so that each round's cluster
@@ -291,14 +296,26 @@ impl<'a> Cluster<'a> {
     }
 
     /// Reads every pod's terminal and terminating state once (what a forecast's round does:
-    /// it passes over every pod several times).
-    pub(crate) fn read_pod_status(&mut self) {
-        self.pod_status = self
-            .snapshot
-            .pods
-            .iter()
-            .map(|p| (u8::from(pod::is_terminal(p)) * TERMINAL) | (u8::from(pod::is_terminating(p)) * TERMINATING))
-            .collect();
+    /// it passes over every pod several times), from `kept` (the last round's) when `changed`
+    /// names every pod whose phase or deletion timestamp changed since: only those and the
+    /// appended pods are read then. `kept` is brought up to date either way. Debug builds read
+    /// every pod anyway and compare.
+    pub(crate) fn read_pod_status_from(&mut self, kept: &mut Vec<u8>, changed: Option<Vec<usize>>) {
+        let pods = &self.snapshot.pods;
+        match changed.filter(|_| !kept.is_empty() && kept.len() <= pods.len()) {
+            Some(changed) => {
+                for i in changed {
+                    if let (Some(slot), Some(p)) = (kept.get_mut(i), pods.get(i)) {
+                        *slot = status_byte(p);
+                    }
+                }
+                let from = kept.len();
+                kept.extend(pods[from..].iter().map(status_byte));
+            }
+            None => *kept = pods.iter().map(status_byte).collect(),
+        }
+        debug_assert!(kept.iter().zip(pods).all(|(&s, p)| s == status_byte(p)), "a pod's status changed unannounced");
+        self.pod_status.clone_from(kept);
     }
 
     fn status_of(&self, p: &Pod) -> Option<u8> {

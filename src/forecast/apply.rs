@@ -213,9 +213,7 @@ fn remove_nodes(state: &mut State, names: &[String]) {
     // places or counts (kept in place so the pod index stays valid).
     for name in names {
         for i in state.unbind_node(name) {
-            let p = &mut state.snapshot.pods[i];
-            p.status.phase = Some("Failed".into());
-            p.status.conditions.clear();
+            state.end_pod(i);
         }
     }
 }

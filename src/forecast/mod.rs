@@ -125,6 +125,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
         }
         advance(&mut state, t);
         cache.nodes_changed(state.take_touched());
+        cache.pods_changed(state.take_ended());
         let replay = replay_round_with(&mut cache, &state.snapshot, t, Some(state.bindings()));
         let acting = replay.method.filter(|_| !replay.commands.is_empty());
         if let Some(method) = acting {

@@ -60,6 +60,9 @@ pub(crate) struct State {
     /// Nodes whose Node or NodeClaim changed since the last [`State::take_touched`]: what the
     /// next round's cache compares again ([`crate::engine::RoundCache::nodes_changed`]).
     touched: BTreeSet<String>,
+    /// Pods ended since the last [`State::take_ended`] (the only change the forecast makes to
+    /// a pod's phase or deletion timestamp): what the next round reads the status of again.
+    ended: Vec<usize>,
 }
 
 impl State {
@@ -75,6 +78,7 @@ impl State {
             pods_on: HashMap::default(),
             pods_known: PodTable::default(),
             touched: BTreeSet::new(),
+            ended: Vec::new(),
         };
         state.pod_index = state.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
         for (i, p) in state.snapshot.pods.iter().enumerate() {
@@ -135,6 +139,20 @@ impl State {
             self.snapshot.pods[i].spec.node_name = None;
         }
         positions
+    }
+
+    /// Ends pod `i` as the pod garbage collector does when its node is gone: `Failed`, with no
+    /// conditions (kept in place, so that positions stay valid).
+    pub(crate) fn end_pod(&mut self, i: usize) {
+        let p = &mut self.snapshot.pods[i];
+        p.status.phase = Some("Failed".into());
+        p.status.conditions.clear();
+        self.ended.push(i);
+    }
+
+    /// The pods ended since the last call.
+    pub(crate) fn take_ended(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.ended)
     }
 
     /// Appends a pod (bound where its `spec.nodeName` says).

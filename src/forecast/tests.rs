@@ -211,6 +211,36 @@ fn each_step_names_the_nodes_it_changed() {
     assert!(seen.contains(&new_node) && seen.contains(command.candidates[0].as_str()), "{seen:?}");
 }
 
+/// A node gone ends the pods that went with it (its DaemonSet pod): the state names them, and
+/// the next round reads their status again (debug builds check every pod against the kept
+/// status bytes).
+#[test]
+fn the_pods_a_gone_node_ends_are_named_for_the_next_round() {
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("node-a"));
+    objects.push(lone_pod("p", "node-a", "100m"));
+    let owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true}]);
+    objects.push(set(pod("agent-a", "node-a"), "/metadata/ownerReferences", owner));
+    let s = snapshot(objects);
+    let delays = Delays::default();
+    let workloads = Workloads::new(&s, delays.pod_startup.value);
+    let mut cache = crate::engine::RoundCache::default();
+    let mut state = State::new(s, now());
+    let command =
+        crate::engine::replay_round_with(&mut cache, &state.snapshot, now(), Some(state.bindings())).commands.remove(0);
+    let started = start(&mut state, &command, now(), &delays, &workloads, &mut Harm::default());
+    advance(&mut state, started.gone_at);
+    let agent = state.snapshot.pods.iter().position(|p| p.metadata.name == "agent-a").expect("agent-a");
+    assert_eq!(state.snapshot.pods[agent].status.phase.as_deref(), Some("Failed"));
+    assert_eq!(state.take_ended(), [agent]);
+    cache.pods_changed(vec![agent]);
+    cache.nodes_changed(state.take_touched());
+    let later = started.gone_at;
+    let kept = crate::engine::replay_round_with(&mut cache, &state.snapshot, later, Some(state.bindings()));
+    let fresh = replay_round(&state.snapshot, later);
+    assert_eq!((kept.method, kept.commands), (fresh.method, fresh.commands));
+}
+
 #[test]
 fn limits_stop_the_forecast() {
     let f = forecast(demo(), now(), &Delays::default(), Limits { rounds: Some(0), until: None });
