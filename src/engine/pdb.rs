@@ -50,6 +50,8 @@ pub struct Limits<'a> {
     unindexed: HashMap<&'a str, Vec<usize>>,
     /// What a forecast already knows of these pods (see [`PodTable`]).
     known: Option<(&'a [Pod], Arc<PodTable>)>,
+    /// The round's terminal and terminating bits per pod position, when read (0: active).
+    status: Option<Arc<[u8]>>,
 }
 
 impl<'a> Limits<'a> {
@@ -64,13 +66,19 @@ impl<'a> Limits<'a> {
                 None => unindexed.entry(ns).or_default().push(i),
             }
         }
-        Limits { pdbs, by_label, unindexed, known: None }
+        Limits { pdbs, by_label, unindexed, known: None, status: None }
     }
 
     /// The same, answering for the pods of `pods` from `table` (which must cover them, as
     /// [`PodTable::cover`] leaves it) instead of matching selectors again.
     pub(crate) fn with_table(pdbs: &'a [PodDisruptionBudget], pods: &'a [Pod], table: Arc<PodTable>) -> Self {
         Limits { known: Some((pods, table)), ..Limits::new(pdbs) }
+    }
+
+    /// The same limits, reading whether a pod the table knows is active from the round's
+    /// status bytes (`Cluster::read_pod_status_from`) instead of from the pod.
+    pub(crate) fn with_status(self, status: Option<Arc<[u8]>>) -> Self {
+        Limits { status, ..self }
     }
 
     /// The pod's row in the table, when there is one and it covers the pod.
@@ -117,8 +125,12 @@ impl<'a> Limits<'a> {
         if known.is_some_and(|(at, table)| table.pdbs_of(at).is_empty()) {
             return Ok(());
         }
-        let evictable = match known.and_then(|(at, table)| table.facts_of(at)) {
-            Some(facts) => facts.is_evictable(pod, now),
+        let evictable = match known.and_then(|(at, table)| Some((at, table.facts_of(at)?))) {
+            Some((at, facts)) => {
+                let active =
+                    self.status.as_ref().and_then(|s| s.get(at)).map_or_else(|| pod::is_active(pod), |&s| s == 0);
+                facts.is_evictable(active, pod, now)
+            }
             None => pod::is_evictable(pod, now),
         };
         if !evictable {

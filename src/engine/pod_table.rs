@@ -54,10 +54,11 @@ impl PodFacts {
         (active || (self.statefulset && terminating)) && !self.daemonset && !self.mirror
     }
 
-    /// [`pod::is_evictable`], likewise.
-    pub(crate) fn is_evictable(self, p: &Pod, now: jiff::Timestamp) -> bool {
-        let held = self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now);
-        pod::is_active(p) && !self.tolerates_disrupted_taint && !self.mirror && !held
+    /// [`pod::is_evictable`], likewise (the pod is read only for an active do-not-disrupt
+    /// annotation).
+    pub(crate) fn is_evictable(self, active: bool, p: &Pod, now: jiff::Timestamp) -> bool {
+        let held = || self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now);
+        active && !self.tolerates_disrupted_taint && !self.mirror && !held()
     }
 
     pub(crate) fn is_owned_by_daemonset(self) -> bool {

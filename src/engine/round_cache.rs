@@ -61,10 +61,10 @@ impl RoundCache {
     }
 }
 
-/// The snapshot's PDBs, reading `table` when there is one.
-pub(super) fn limits(snapshot: &Snapshot, table: Option<Arc<PodTable>>) -> Limits<'_> {
+/// The snapshot's PDBs, reading `table` and the round's `status` bytes when there are.
+pub(super) fn limits(snapshot: &Snapshot, table: Option<Arc<PodTable>>, status: Option<Arc<[u8]>>) -> Limits<'_> {
     match table {
-        Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t),
+        Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t).with_status(status),
         None => Limits::new(&snapshot.pdbs),
     }
 }
@@ -188,6 +188,24 @@ mod tests {
         let mut cache = RoundCache::default();
         assert_round_agrees(&mut cache, &s, now());
         assert_round_agrees(&mut cache, &s, now());
+    }
+
+    /// The PDB gate reads whether a pod is active from the round's status bytes: once the
+    /// blocked pod has ended (and the cache is told), its budget no longer holds its node.
+    #[test]
+    fn a_pod_ended_between_rounds_no_longer_blocks_its_node() {
+        let mut s = three_nodes();
+        s.pdbs[0].status.disruptions_allowed = 0;
+        let web = s.pods.iter().position(|p| p.metadata.name == "web").expect("web");
+        let mut cache = RoundCache::default();
+        let moved =
+            |r: &crate::engine::Replay| r.commands.iter().flat_map(|c| &c.results.moves).any(|m| m.pod == "default/r");
+        assert!(!moved(&replay_round_with(&mut cache, &s, now(), None)), "node-b is held by web's budget");
+        s.pods[web].status.phase = Some("Failed".into());
+        cache.pods_changed(vec![web]);
+        let (kept, fresh) = (replay_round_with(&mut cache, &s, now(), None), replay_round(&s, now()));
+        assert!(moved(&fresh), "node-b's other pod moves: {:?}", fresh.commands);
+        assert_eq!((kept.method, kept.commands), (fresh.method, fresh.commands));
     }
 
     /// The PDB gate reads the table: a PDB that allows nothing blocks its pod's node, and the

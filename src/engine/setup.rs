@@ -35,7 +35,7 @@ pub(crate) fn build<'c, 'a>(
         // A forecast's cache keeps its own index of the pods in place.
         let pods_in_place = (!kept).then(|| scope.spawn(move || PodsInPlace::new(cluster)));
         let candidacy = scope.spawn(move || {
-            let limits = limits(cluster.snapshot, candidacy_table);
+            let limits = limits(cluster.snapshot, candidacy_table, cluster.pod_status());
             let candidates: Vec<Candidate<'a>> =
                 (0..cluster.nodes.len()).map(|i| new_candidate(cluster, i, &limits, in_focus(i))).collect();
             let totals = balanced::node_pool_totals(cluster, &candidates);
@@ -43,7 +43,11 @@ pub(crate) fn build<'c, 'a>(
         });
         // `World` memoises through `Rc`/`RefCell`, so it is built on the thread that uses it.
         let world = match (cache, pods_in_place) {
-            (Some(c), _) => World::reusing(cluster, &mut c.world, limits(cluster.snapshot, cluster.known.clone())),
+            (Some(c), _) => World::reusing(
+                cluster,
+                &mut c.world,
+                limits(cluster.snapshot, cluster.known.clone(), cluster.pod_status()),
+            ),
             (None, Some(handle)) => World::with_pods_in_place(cluster, || joined(handle)),
             (None, None) => World::new(cluster),
         };

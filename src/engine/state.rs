@@ -169,7 +169,7 @@ pub struct Cluster<'a> {
     /// Per pod position, whether it is terminal or terminating, read once per round so that
     /// the passes over every pod read these bytes, not the pods (empty: not read; see
     /// [`Cluster::read_pod_status_from`]).
-    pod_status: Vec<u8>,
+    pod_status: Arc<[u8]>,
 }
 
 const TERMINAL: u8 = 1;
@@ -253,7 +253,7 @@ impl<'a> Cluster<'a> {
             unbound_pods: Vec::new(),
             volumes: super::scheduling::volume_topology::VolumeIndex::new(snapshot),
             known: None,
-            pod_status: Vec::new(),
+            pod_status: Arc::from([]),
         };
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, n) in cluster.nodes.iter().enumerate() {
@@ -315,7 +315,12 @@ impl<'a> Cluster<'a> {
             None => *kept = pods.iter().map(status_byte).collect(),
         }
         debug_assert!(kept.iter().zip(pods).all(|(&s, p)| s == status_byte(p)), "a pod's status changed unannounced");
-        self.pod_status.clone_from(kept);
+        self.pod_status = Arc::from(kept.as_slice());
+    }
+
+    /// The status bytes [`Cluster::read_pod_status_from`] read, when it ran.
+    pub(crate) fn pod_status(&self) -> Option<Arc<[u8]>> {
+        (!self.pod_status.is_empty()).then(|| Arc::clone(&self.pod_status))
     }
 
     fn status_of(&self, p: &Pod) -> Option<u8> {
