@@ -99,10 +99,7 @@ fn apply_conserves_pods_every_pod_is_placed_or_reported_pending() {
 
 #[test]
 fn a_pod_with_no_place_stays_pending_and_is_reported() {
-    let mut objects = vec![node_pool("default")];
-    objects.extend(managed_node("node-a"));
-    objects.push(lone_pod("p", "node-a", "100m"));
-    let s = snapshot(objects);
+    let s = snapshot(node_a_objects());
     let delays = Delays::default();
     let workloads = Workloads::new(&s, delays.pod_startup.value);
     let mut command = replay_round(&s, now()).commands.remove(0);
@@ -127,10 +124,7 @@ fn a_pod_with_no_place_stays_pending_and_is_reported() {
 
 #[test]
 fn a_replacement_waits_for_its_launch_before_the_drain() {
-    let mut objects = vec![node_pool("default")];
-    objects.extend(managed_node("node-a"));
-    objects.push(lone_pod("p", "node-a", "100m"));
-    let s = snapshot(objects);
+    let s = snapshot(node_a_objects());
     let delays = Delays { launch: super::clock::Figure::default_of(120), ..Delays::default() };
     let f = forecast(s, now(), &delays, Limits::default());
     let step = &f.rounds[0].steps[0];
@@ -139,14 +133,25 @@ fn a_replacement_waits_for_its_launch_before_the_drain() {
     assert_eq!(step.started.gone_at, now() + secs(15 + 120 + 30), "termination grace after the eviction");
 }
 
-#[test]
-fn a_replacement_runs_copies_of_the_candidates_daemonset_pods() {
+/// node-a with one small pod: it is replaced by a cheaper node.
+fn node_a_objects() -> Vec<serde_json::Value> {
     let mut objects = vec![node_pool("default")];
     objects.extend(managed_node("node-a"));
     objects.push(lone_pod("p", "node-a", "100m"));
+    objects
+}
+
+/// The same with a DaemonSet's pod beside the small one.
+fn node_a_with_its_agent() -> crate::snapshot::Snapshot {
+    let mut objects = node_a_objects();
     let owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true}]);
     objects.push(set(pod("agent-a", "node-a"), "/metadata/ownerReferences", owner));
-    let s = snapshot(objects);
+    snapshot(objects)
+}
+
+#[test]
+fn a_replacement_runs_copies_of_the_candidates_daemonset_pods() {
+    let s = node_a_with_its_agent();
     let delays = Delays::default();
     let workloads = Workloads::new(&s, delays.pod_startup.value);
     let command = replay_round(&s, now()).commands.remove(0);
@@ -183,10 +188,7 @@ fn nodes_that_differ(before: &crate::snapshot::Snapshot, after: &crate::snapshot
 /// round's cache compares only those nodes' objects again.
 #[test]
 fn each_step_names_the_nodes_it_changed() {
-    let mut objects = vec![node_pool("default")];
-    objects.extend(managed_node("node-a"));
-    objects.push(lone_pod("p", "node-a", "100m"));
-    let s = snapshot(objects);
+    let s = snapshot(node_a_objects());
     let delays = Delays { launch: super::clock::Figure::default_of(120), ..Delays::default() };
     let workloads = Workloads::new(&s, delays.pod_startup.value);
     let command = replay_round(&s, now()).commands.remove(0);
@@ -216,12 +218,7 @@ fn each_step_names_the_nodes_it_changed() {
 /// status bytes).
 #[test]
 fn the_pods_a_gone_node_ends_are_named_for_the_next_round() {
-    let mut objects = vec![node_pool("default")];
-    objects.extend(managed_node("node-a"));
-    objects.push(lone_pod("p", "node-a", "100m"));
-    let owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true}]);
-    objects.push(set(pod("agent-a", "node-a"), "/metadata/ownerReferences", owner));
-    let s = snapshot(objects);
+    let s = node_a_with_its_agent();
     let delays = Delays::default();
     let workloads = Workloads::new(&s, delays.pod_startup.value);
     let mut cache = crate::engine::RoundCache::default();
