@@ -12,8 +12,14 @@
 //! - per pod, the PDBs that select it and the fixed facts the candidacy gates read
 //!   ([`PodTable`]);
 //! - per pod, its requests, and per existing node its destination state, checked against the
-//!   node's current inputs each round ([`WorldMemo`]).
+//!   node's current inputs each round ([`WorldMemo`]);
+//! - every pod's terminal and terminating bits, read again only for the pods the caller says
+//!   it ended ([`RoundCache::pods_changed`]) and those appended;
+//! - per node, its static answers to each class of pods, under a stamp that changes with its
+//!   objects; which nodes' objects may have changed, the caller can say
+//!   ([`RoundCache::nodes_changed`]), else every node's are compared.
 //!
+//! What the caller says is checked in debug builds, which read every node and pod anyway.
 //! Everything that reads the clock or a PDB's status (candidacy gates, budgets, do-not-disrupt
 //! grace, consolidateAfter) is computed each round.
 

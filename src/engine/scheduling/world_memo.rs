@@ -8,9 +8,15 @@
 //! taints, allocatable), and from the pods bound to it (which pods, whether each is terminal or
 //! active). The memo keeps a copy of those inputs beside the parts and compares them with the
 //! round's: a node the round's command tainted, drained or filled,
-//! or whose NodeClaim changed, is recomputed; so is every node when its pods change. It does
-//! not depend on the forecast saying what it changed. What the parts do not cover, the clock
+//! or whose NodeClaim changed, is recomputed; so is every node when its pods change. When the
+//! forecast names the nodes whose objects it touched ([`WorldMemo::nodes_changed`]), only those
+//! nodes' objects are compared (their pods always are); debug builds compare every node and
+//! assert that nothing else changed. What the parts do not cover, the clock
 //! (`under_consolidate_after`), is computed every round ([`assemble`]).
+//!
+//! Each kept node has a stamp that changes when its objects do, not when only its pods do:
+//! what follows from its labels and taints alone, whether a class of pods accepts it, is kept
+//! across rounds under that stamp ([`WorldMemo::static_answers`]).
 //!
 //! The other inputs — a pod's requests, host ports and volumes, the DaemonSets, the volume
 //! index — are taken to be fixed for the memo's life, as a forecast leaves them.
