@@ -45,18 +45,14 @@ impl KeptPodIndex {
         if index.covered == pods.len() {
             return index;
         }
-        // The keys are a union over the pods: when the index has every key of the appended
-        // pods, the union is what it was (a read of the new pods, not of every pod).
+        // The keys are a union over the pods, so the appended pods' own keys are all that can
+        // be new: the kept keys stand when they have them all, else the two make the union.
         let appended = super::world::selector_keys(&pods[index.covered..]);
-        let keys = if appended.iter().all(|k| index.keys.binary_search(k).is_ok()) {
-            std::sync::Arc::clone(&index.keys)
-        } else if index.covered == 0 {
-            appended
-        } else {
-            super::world::selector_keys(pods)
-        };
-        if keys != index.keys {
-            index = Rc::new(KeptPodIndex { keys, ..KeptPodIndex::default() });
+        if !appended.iter().all(|k| index.keys.binary_search(k).is_ok()) {
+            let mut keys: Vec<String> = index.keys.iter().chain(appended.iter()).cloned().collect();
+            keys.sort_unstable();
+            keys.dedup();
+            index = Rc::new(KeptPodIndex { keys: keys.into(), ..KeptPodIndex::default() });
         }
         let index_mut = Rc::make_mut(&mut index);
         for (at, p) in pods.iter().enumerate().skip(index_mut.covered) {
