@@ -38,6 +38,12 @@ impl EvictionBlock {
     }
 }
 
+/// An [`EvictionBlock`] by reference, spelled out only when someone reads it.
+enum Block<'a> {
+    MultiplePdbs(Vec<&'a PodDisruptionBudget>),
+    NoDisruptionsAllowed(&'a PodDisruptionBudget),
+}
+
 /// The PDBs of the snapshot, indexed so that a pod is matched only against the PDBs of its
 /// namespace that may select it: each PDB is filed under one label its `matchLabels` requires
 /// (a pod without that label cannot match), or, without `matchLabels`, under its namespace.
@@ -119,11 +125,26 @@ impl<'a> Limits<'a> {
     ///
     /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `Limits.isEvictable`.
     fn is_evictable(&self, pod: &Pod, now: Timestamp, blocker: Blocker) -> Result<(), EvictionBlock> {
+        match self.block(pod, now, blocker) {
+            None => Ok(()),
+            Some(Block::MultiplePdbs(pdbs)) => Err(EvictionBlock::MultiplePdbs {
+                pod: pod.metadata.key(),
+                pdbs: pdbs.iter().map(|p| p.metadata.key()).collect(),
+            }),
+            Some(Block::NoDisruptionsAllowed(one)) => {
+                Err(EvictionBlock::NoDisruptionsAllowed { pod: pod.metadata.key(), pdb: one.metadata.key() })
+            }
+        }
+    }
+
+    /// What [`Limits::is_evictable`] decides, before its error is spelled out: the simulation
+    /// asks only whether a pod is blocked, for every pod of every candidate.
+    fn block(&self, pod: &Pod, now: Timestamp, blocker: Blocker) -> Option<Block<'a>> {
         let known = self.known_position(pod);
         // No PDB selects the pod: nothing blocks it, evictable or not. Asked first when the
         // forecast's table answers it, which spares reading the pod.
         if known.is_some_and(|(at, table)| table.pdbs_of(at).is_empty()) {
-            return Ok(());
+            return None;
         }
         let evictable = match known.and_then(|(at, table)| Some((at, table.facts_of(at)?))) {
             Some((at, facts)) => {
@@ -134,27 +155,28 @@ impl<'a> Limits<'a> {
             None => pod::is_evictable(pod, now),
         };
         if !evictable {
-            return Ok(());
+            return None;
         }
-        let matching = self.matching(pod);
-        if matching.len() > 1 {
-            return Err(EvictionBlock::MultiplePdbs {
-                pod: pod.metadata.key(),
-                pdbs: matching.iter().map(|p| p.metadata.key()).collect(),
-            });
-        }
-        let Some(one) = matching.first() else { return Ok(()) };
+        let one = match known {
+            Some((at, table)) => match table.pdbs_of(at) {
+                [] => return None,
+                [one] => &self.pdbs[*one],
+                _ => return Some(Block::MultiplePdbs(self.matching(pod))),
+            },
+            None => match self.matching(pod).as_slice() {
+                [] => return None,
+                [one] => *one,
+                several => return Some(Block::MultiplePdbs(several.to_vec())),
+            },
+        };
         if unhealthy_exempt(one, pod) {
-            return Ok(());
+            return None;
         }
         let blocks = match blocker {
             Blocker::ZeroDisruptions => one.status.disruptions_allowed == 0,
             Blocker::FullyBlocking => is_fully_blocking(one),
         };
-        if blocks {
-            return Err(EvictionBlock::NoDisruptionsAllowed { pod: pod.metadata.key(), pdb: one.metadata.key() });
-        }
-        Ok(())
+        blocks.then_some(Block::NoDisruptionsAllowed(one))
     }
 
     /// Whether the simulation must find the pod a place: reschedulable, not do-not-disrupt,
@@ -162,7 +184,7 @@ impl<'a> Limits<'a> {
     ///
     /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable` / `isFullyBlocked`.
     pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
-        let fully_blocked = self.is_evictable(pod, now, Blocker::FullyBlocking).is_err();
+        let fully_blocked = self.block(pod, now, Blocker::FullyBlocking).is_some();
         pod::is_reschedulable(pod) && pod::is_disruptable(pod, now) && !fully_blocked
     }
 }

@@ -29,7 +29,7 @@ use super::scheduler::Settings;
 use super::shared_pods::Baseline;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
-use super::world_memo::{KeptAnswers, KeptTerms, WorldMemo};
+use super::world_memo::{KeptAnswers, KeptPerPod, KeptTerms, WorldMemo};
 use crate::engine::labels::HOSTNAME;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -97,6 +97,8 @@ pub struct World<'c, 'a> {
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     /// A forecast's terms per pod position, kept across rounds (see `world_memo.rs`).
     kept_terms: Option<KeptTerms>,
+    /// A forecast's fit keys per pod position, kept across rounds.
+    kept_fit_keys: Option<KeptPerPod<FitKey>>,
     /// A forecast's static answers per fit fingerprint and node stamp, kept across rounds.
     kept_answers: Option<KeptAnswers>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
@@ -153,8 +155,24 @@ enum PodsIndexed<'a> {
 pub struct PodFit {
     /// Alternatives (required node affinity terms), each with the selector, the volumes'
     /// zones and the heaviest preferred term.
-    pub requirements: Vec<Requirements>,
+    pub requirements: Rc<[Requirements]>,
     pub fits: FitList,
+}
+
+/// A pod's node requirements and the fingerprint pods that fit alike share (with its
+/// tolerations): what a static fit is computed and memoised from.
+#[derive(Debug)]
+pub(crate) struct FitKey {
+    requirements: Rc<[Requirements]>,
+    fingerprint: String,
+}
+
+impl FitKey {
+    fn new(pod: &Pod, cluster: &Cluster<'_>) -> Self {
+        let requirements = super::pod_data::node_requirements(pod, cluster);
+        let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
+        FitKey { requirements: requirements.into(), fingerprint }
+    }
 }
 
 impl<'c, 'a> World<'c, 'a> {
@@ -185,6 +203,7 @@ impl<'c, 'a> World<'c, 'a> {
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
         let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(DaemonPod::new).collect();
         let kept_terms = memo.as_deref().map(|m| m.terms_for(&cluster.snapshot.pods));
+        let kept_fit_keys = memo.as_deref().map(|m| m.fit_keys_for(&cluster.snapshot.pods));
         let kept_answers = memo.as_deref().map(|m| Rc::clone(&m.static_answers));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
@@ -261,6 +280,7 @@ impl<'c, 'a> World<'c, 'a> {
             sibling_fits: RefCell::default(),
             pod_terms: RefCell::default(),
             kept_terms,
+            kept_fit_keys,
             kept_answers,
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
@@ -333,7 +353,7 @@ impl<'c, 'a> World<'c, 'a> {
             siblings.get(f)?.iter().find(|(other, _)| same_fit_inputs(pod, other)).map(|(_, fit)| Rc::clone(fit))
         });
         let fit = sibling.unwrap_or_else(|| {
-            let fit = self.fit_by_fingerprint(pod);
+            let fit = self.fit_of_snapshot_pod(pod);
             if let Some(f) = family {
                 self.sibling_fits.borrow_mut().entry(f).or_default().push((pod, Rc::clone(&fit)));
             }
@@ -345,13 +365,37 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The same, for a pod not memoised by address (a relaxed copy): shared by content only.
     pub fn fit_by_fingerprint(&self, pod: &Pod) -> Rc<PodFit> {
-        let requirements = super::pod_data::node_requirements(pod, self.cluster);
-        let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
-        let known = self.shared_fits.borrow().get(&fingerprint).cloned();
+        self.fit_for(&FitKey::new(pod, self.cluster), pod)
+    }
+
+    /// The fit of a pod of the snapshot: its key kept across a forecast's rounds when there
+    /// is a memo (the key is its formatted requirements, most of a fit's cost).
+    fn fit_of_snapshot_pod(&self, pod: &Pod) -> Rc<PodFit> {
+        let kept =
+            self.kept_fit_keys.as_ref().zip(crate::engine::pod_table::position_in(&self.cluster.snapshot.pods, pod));
+        let Some((kept, at)) = kept else { return self.fit_by_fingerprint(pod) };
+        let known = kept.borrow().get(at).and_then(Option::clone);
+        debug_assert!(
+            known.as_ref().is_none_or(|k| k.fingerprint == FitKey::new(pod, self.cluster).fingerprint),
+            "pod {} kept a fit key its spec no longer gives",
+            pod.metadata.key()
+        );
+        let key = known.unwrap_or_else(|| {
+            let key = Rc::new(FitKey::new(pod, self.cluster));
+            if let Some(slot) = kept.borrow_mut().get_mut(at) {
+                *slot = Some(Rc::clone(&key));
+            }
+            key
+        });
+        self.fit_for(&key, pod)
+    }
+
+    fn fit_for(&self, key: &FitKey, pod: &Pod) -> Rc<PodFit> {
+        let known = self.shared_fits.borrow().get(&key.fingerprint).cloned();
         known.unwrap_or_else(|| {
-            let fits = self.static_fits(pod, &requirements, &fingerprint);
-            let fit = Rc::new(PodFit { requirements, fits });
-            self.shared_fits.borrow_mut().insert(fingerprint, Rc::clone(&fit));
+            let fits = self.static_fits(pod, &key.requirements, &key.fingerprint);
+            let fit = Rc::new(PodFit { requirements: Rc::clone(&key.requirements), fits });
+            self.shared_fits.borrow_mut().insert(key.fingerprint.clone(), Rc::clone(&fit));
             fit
         })
     }

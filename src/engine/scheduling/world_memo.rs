@@ -31,6 +31,7 @@ use super::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts}
 use super::kept_pod_index::KeptPodIndex;
 use super::pod_requests::{PodRequests, RequestTable};
 use super::topology::PodTerms;
+use super::world::FitKey;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Node, NodeClaim, Pod, Resources, StringMap, Taint};
 
@@ -43,6 +44,9 @@ pub struct WorldMemo {
     /// Per pod position, its topology terms once asked for: they follow from the pod alone
     /// (`PodTerms::new`), whatever the round.
     pub(super) terms: KeptTerms,
+    /// Per pod position, its node requirements and their fingerprint once asked for: they
+    /// follow from the pod and the volume index, which a forecast leaves alone.
+    pub(super) fit_keys: KeptPerPod<FitKey>,
     /// Per fit fingerprint (requirements and tolerations) and node stamp, whether the node's
     /// labels and taints accept such a pod (see [`BaseNodeMemo`]'s stamps).
     pub(super) static_answers: KeptAnswers,
@@ -51,9 +55,11 @@ pub struct WorldMemo {
 /// See [`WorldMemo::static_answers`].
 pub(super) type KeptAnswers = Rc<RefCell<HashMap<String, HashMap<u64, bool>>>>;
 
-/// Per pod position, its topology terms once computed; shared by the memo and each round's
-/// world.
-pub(super) type KeptTerms = Rc<RefCell<Vec<Option<Rc<PodTerms>>>>>;
+/// Per pod position, a value once computed; shared by the memo and each round's world.
+pub(super) type KeptPerPod<T> = Rc<RefCell<Vec<Option<Rc<T>>>>>;
+
+/// Per pod position, its topology terms.
+pub(super) type KeptTerms = KeptPerPod<PodTerms>;
 
 impl WorldMemo {
     /// See [`crate::engine::RoundCache::nodes_changed`].
@@ -63,15 +69,24 @@ impl WorldMemo {
 
     /// The kept terms, sized to `pods` (emptied if the pods shrank).
     pub(super) fn terms_for(&self, pods: &[Pod]) -> KeptTerms {
-        {
-            let mut terms = self.terms.borrow_mut();
-            if terms.len() > pods.len() {
-                terms.clear();
-            }
-            terms.resize(pods.len(), None);
-        }
-        Rc::clone(&self.terms)
+        sized_to(&self.terms, pods)
     }
+
+    /// The kept fit keys, sized to `pods` (emptied if the pods shrank).
+    pub(super) fn fit_keys_for(&self, pods: &[Pod]) -> KeptPerPod<FitKey> {
+        sized_to(&self.fit_keys, pods)
+    }
+}
+
+fn sized_to<T>(kept: &KeptPerPod<T>, pods: &[Pod]) -> KeptPerPod<T> {
+    {
+        let mut slots = kept.borrow_mut();
+        if slots.len() > pods.len() {
+            slots.clear();
+        }
+        slots.resize(pods.len(), None);
+    }
+    Rc::clone(kept)
 }
 
 /// Per node name, the parts and the inputs they were computed from.
