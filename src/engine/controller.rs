@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use super::balanced::Totals;
-use super::budget::{build_budget_mapping, PoolBudgets};
+use super::budget::PoolBudgets;
 use super::candidate::Candidate;
 use super::estimates::Estimates;
 use super::method::{
@@ -108,8 +108,8 @@ fn run(
     }
     // Without verdicts no node is in focus, so no candidate spells out its cost terms (a string
     // per pod). No node is named "".
-    let Setup { candidates, totals, world } = setup::build(&cluster, if verdicts { focus } else { Some("") }, cache);
-    let budgets = build_budget_mapping(&cluster);
+    let Setup { candidates, totals, world, budgets } =
+        setup::build(&cluster, if verdicts { focus } else { Some("") }, cache);
     let single_moves = std::cell::RefCell::default();
     let explained: Vec<bool> = cluster.nodes.iter().map(|n| verdicts && focus.is_none_or(|f| n.is_named(f))).collect();
     let ctx = Context {

@@ -44,7 +44,7 @@ pub(crate) struct PoolScore {
 pub(crate) fn score_pool(snapshot: &Snapshot, now: Timestamp, pool: &str) -> Option<PoolScore> {
     let cluster = Cluster::new(snapshot, now);
     let node_pool = cluster.pools.get(pool).copied()?;
-    let Setup { candidates, totals: all_totals, world } = setup::build(&cluster, None, None);
+    let Setup { candidates, totals: all_totals, world, .. } = setup::build(&cluster, None, None);
     let totals = all_totals.get(pool).copied().unwrap_or_default();
     let scored = candidates
         .iter()

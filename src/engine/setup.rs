@@ -5,20 +5,25 @@
 //! the snapshot: the candidates, the world's base nodes, and the index of the pods in place
 //! that the world's topology counts read. They are built side by side, on threads; none
 //! depends on another's timing, so the result is the same as building them one after another.
+//! The budgets, which read only the cluster, are counted on the world's thread while the
+//! candidates are still being judged (judging them takes longer than building the world).
 
 use std::collections::BTreeMap;
 
 use super::balanced::{self, Totals};
+use super::budget::{build_budget_mapping, PoolBudgets};
 use super::candidate::{new_candidate, Candidate};
 use super::round_cache::{limits, RoundCache};
 use super::scheduling::{PodsInPlace, World};
 use super::state::Cluster;
 
-/// Every node's candidate (indexed like `cluster.nodes`), the pools' totals, and the world.
+/// Every node's candidate (indexed like `cluster.nodes`), the pools' totals, the world, and
+/// the pools' disruption budgets.
 pub(crate) struct Setup<'c, 'a> {
     pub candidates: Vec<Candidate<'a>>,
     pub totals: BTreeMap<String, Totals>,
     pub world: World<'c, 'a>,
+    pub budgets: BTreeMap<String, PoolBudgets>,
 }
 
 /// `focus`: the one node whose verdict will be reported (every node's when `None`). `cache`:
@@ -51,8 +56,9 @@ pub(crate) fn build<'c, 'a>(
             (None, Some(handle)) => World::with_pods_in_place(cluster, || joined(handle)),
             (None, None) => World::new(cluster),
         };
+        let budgets = build_budget_mapping(cluster);
         let (candidates, totals) = joined(candidacy);
-        Setup { candidates, totals, world }
+        Setup { candidates, totals, world, budgets }
     })
 }
 

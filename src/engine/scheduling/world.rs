@@ -36,6 +36,7 @@ use crate::engine::pod;
 use crate::engine::state::Cluster;
 use crate::quantity::Quantity;
 use crate::snapshot::{Pod, Resources};
+use counts::DomainTable;
 
 mod counts;
 
@@ -78,6 +79,8 @@ pub struct World<'c, 'a> {
     counts: RefCell<CountsMemo>,
     /// The same less the pods of the deleting nodes, which leave in every simulation.
     staying_counts: RefCell<CountsMemo>,
+    /// Per topology key, every node's domain by number (see `world/counts.rs`).
+    domain_tables: RefCell<HashMap<String, Rc<DomainTable>>>,
     /// The pods in place on deleting nodes, indexed like `pods`.
     deleting_pods: PodIndex<'a>,
     /// Per deleting node (as in `deleting`): the pods every simulation moves off it, those that
@@ -271,6 +274,7 @@ impl<'c, 'a> World<'c, 'a> {
             selector_keys,
             counts: RefCell::default(),
             staying_counts: RefCell::default(),
+            domain_tables: RefCell::default(),
             deleting_pods,
             deleting_movers: std::cell::OnceCell::new(),
             universes: RefCell::default(),

@@ -4,10 +4,22 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use foldhash::HashMap;
+
 use super::{PodsIndexed, World};
 use crate::engine::pod;
 use crate::engine::scheduling::topology::PodFilter;
 use crate::snapshot::Pod;
+
+/// A topology key's domains on the existing nodes: each node's domain as a number into
+/// `names` (`None`: the node lacks the key).
+#[derive(Debug)]
+pub(crate) struct DomainTable {
+    of_node: Vec<Option<u32>>,
+    names: Vec<Box<str>>,
+    /// Zero between calls of [`World::base_counts`], which tallies into it.
+    tally: std::cell::RefCell<Vec<i64>>,
+}
 
 impl<'a> World<'_, 'a> {
     /// Pods matching `filter`, per value of `key`, over every node (memoised).
@@ -15,23 +27,55 @@ impl<'a> World<'_, 'a> {
         if let Some(hit) = self.counts.borrow().get(key).and_then(|by_filter| by_filter.get(filter.cache_key())) {
             return Rc::clone(hit);
         }
-        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+        // Tallied by domain number: a pod costs an index, not a label lookup and a map insert.
+        let domains = self.domain_table(key);
+        // A scratch tally kept zeroed between calls: zeroing one per call would cost more than
+        // the pods it counts (a hostname key has a domain per node, most calls count a few).
+        let mut tally = std::mem::take(&mut *domains.tally.borrow_mut());
+        let mut seen: Vec<u32> = Vec::new();
         let mut count = |i: usize| {
-            let Some(domain) = self.node_domain(i, key).filter(|_| self.counts_on(i, filter)) else { return };
-            if let Some(n) = counts.get_mut(domain) {
-                *n += 1;
-            } else {
-                counts.insert(domain.to_owned(), 1);
+            let Some(d) = domains.of_node[i].filter(|_| self.counts_on(i, filter)) else { return };
+            let n = &mut tally[d as usize];
+            if *n == 0 {
+                seen.push(d);
             }
+            *n += 1;
         };
         match &self.pods {
             PodsIndexed::Built(index) => index.matching(filter).for_each(|(i, _)| count(i)),
             PodsIndexed::Kept(in_place) => in_place.nodes_matching(filter, &self.cluster.snapshot.pods).for_each(count),
         }
+        let counts: BTreeMap<String, i64> = seen
+            .iter()
+            .map(|&d| (String::from(&*domains.names[d as usize]), std::mem::take(&mut tally[d as usize])))
+            .collect();
+        *domains.tally.borrow_mut() = tally;
         let counts = Rc::new(counts);
         let mut memo = self.counts.borrow_mut();
         memo.entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), Rc::clone(&counts));
         counts
+    }
+
+    /// Every node's value of `key`, numbered (memoised per key).
+    fn domain_table(&self, key: &str) -> Rc<DomainTable> {
+        if let Some(hit) = self.domain_tables.borrow().get(key) {
+            return Rc::clone(hit);
+        }
+        let mut number: HashMap<&str, u32> = HashMap::default();
+        let mut names: Vec<Box<str>> = Vec::new();
+        let of_node = (0..self.nodes.len())
+            .map(|i| {
+                let value = self.node_domain(i, key)?;
+                Some(*number.entry(value).or_insert_with(|| {
+                    names.push(value.into());
+                    (names.len() - 1) as u32
+                }))
+            })
+            .collect();
+        let tally = std::cell::RefCell::new(vec![0; names.len()]);
+        let table = Rc::new(DomainTable { of_node, names, tally });
+        self.domain_tables.borrow_mut().insert(key.to_owned(), Rc::clone(&table));
+        table
     }
 
     /// [`Self::base_counts`] less the pods of the deleting nodes (memoised): what every
@@ -83,5 +127,68 @@ impl<'a> World<'_, 'a> {
                 })
                 .collect()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    use serde_json::json;
+
+    use crate::engine::labels::{HOSTNAME, ZONE};
+    use crate::engine::scheduling::topology::PodFilter;
+    use crate::engine::scheduling::World;
+    use crate::engine::state::Cluster;
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn app(name: &str) -> PodFilter {
+        let selector =
+            LabelSelector { match_labels: Some([("app".to_owned(), name.to_owned())].into()), match_expressions: None };
+        PodFilter::new(Some(BTreeSet::from(["default".to_owned()])), Some(selector))
+    }
+
+    fn counts(world: &World<'_, '_>, key: &str, name: &str) -> Vec<(String, i64)> {
+        world.base_counts(key, &app(name)).iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    /// Counted per domain over every node, a node without the key counting nowhere; each
+    /// filter's count starts from zero whatever was counted before it.
+    #[test]
+    fn base_counts_tally_each_filter_per_domain_from_zero() {
+        let mut objects = vec![node_pool("default")];
+        for n in ["node-a", "node-b", "node-c"] {
+            objects.extend(managed_node(n));
+        }
+        let labelled =
+            |name: &str, node: &str, app: &str| set(pod(name, node), "/metadata/labels", json!({"app": app}));
+        objects.extend([
+            labelled("w1", "node-a", "web"),
+            labelled("w2", "node-a", "web"),
+            labelled("w3", "node-b", "web"),
+            labelled("w4", "node-c", "web"),
+            labelled("d1", "node-c", "db"),
+        ]);
+        let mut s = snapshot(objects);
+        let zone_of = |n: &str| match n {
+            "node-a" | "node-b" => Some("zone-1"),
+            _ => None,
+        };
+        for node in &mut s.nodes {
+            node.metadata.labels.remove(ZONE);
+            if let Some(z) = zone_of(&node.metadata.name) {
+                node.metadata.labels.insert(ZONE.to_owned(), z.to_owned());
+            }
+        }
+        let cluster = Cluster::new(&s, now());
+        let world = World::new(&cluster);
+        assert_eq!(counts(&world, ZONE, "web"), [("zone-1".to_owned(), 3)]);
+        assert_eq!(counts(&world, ZONE, "db"), []);
+        let hosts = counts(&world, HOSTNAME, "web");
+        assert_eq!(hosts.iter().map(|(_, n)| n).sum::<i64>(), 4);
+        assert_eq!(hosts.len(), 3);
+        assert_eq!(counts(&world, HOSTNAME, "db").iter().map(|(_, n)| *n).collect::<Vec<_>>(), [1]);
+        assert_eq!(counts(&world, HOSTNAME, "web"), hosts, "memoised, and the same");
     }
 }
