@@ -157,17 +157,20 @@ impl<'a> Limits<'a> {
         if !evictable {
             return None;
         }
-        let one = match known {
-            Some((at, table)) => match table.pdbs_of(at) {
+        // With the table, the one-PDB case (the common one) needs no list of matches.
+        let one = if let Some((at, table)) = known {
+            match table.pdbs_of(at) {
                 [] => return None,
                 [one] => &self.pdbs[*one],
                 _ => return Some(Block::MultiplePdbs(self.matching(pod))),
-            },
-            None => match self.matching(pod).as_slice() {
-                [] => return None,
-                [one] => *one,
-                several => return Some(Block::MultiplePdbs(several.to_vec())),
-            },
+            }
+        } else {
+            let matching = self.matching(pod);
+            match matching.len() {
+                0 => return None,
+                1 => matching[0],
+                _ => return Some(Block::MultiplePdbs(matching)),
+            }
         };
         if unhealthy_exempt(one, pod) {
             return None;
