@@ -128,6 +128,12 @@ fn mark_disrupted(state: &mut State, candidates: &BTreeSet<&str>) {
 pub(crate) fn advance(state: &mut State, to: Timestamp) {
     while let Some(t) = state.next_due().filter(|t| *t <= to) {
         state.now = t;
+        let initialized: Vec<String> =
+            state.initializing.iter().filter(|(_, at)| *at <= t).map(|(node, _)| node.clone()).collect();
+        state.initializing.retain(|(_, at)| *at > t);
+        for node in initialized {
+            super::launch::initialize(state, &node, t);
+        }
         for i in 0..state.in_flight.len() {
             let f = &state.in_flight[i];
             if !f.drained && f.drain_at <= t {

@@ -7,13 +7,15 @@
 //! on-demand; spot uses `price-capacity-optimized`, which may pick a dearer pool: the forecast's
 //! figure is the lowest price, as the consolidation's own savings are).
 
-use jiff::Timestamp;
+use foldhash::HashMap;
+use jiff::{SignedDuration, Timestamp};
 
 use super::state::State;
 use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INITIALIZED, INSTANCE_TYPE, NODEPOOL, REGISTERED, ZONE};
 use crate::engine::method::Replacement;
+use crate::engine::scheduling::taints::is_ephemeral_taint;
 use crate::engine::scheduling::{allocatable, offering_compatible, NewClaim};
-use crate::snapshot::{Condition, InstanceType, Node, NodeClaim, Offering, StringMap};
+use crate::snapshot::{is_true, Condition, InstanceType, Node, NodeClaim, Offering, Snapshot, StringMap};
 
 /// The node a replacement became.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,19 +153,101 @@ fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
     }
 }
 
-/// The replacement registered and initialized (`Initialized` on the claim, the
-/// `karpenter.sh/initialized` label, `Ready`). Consolidatable follows at once: its
-/// consolidateAfter counts from the last pod event (`nodeclaim/disruption/consolidation.go`).
+/// A node launched before the snapshot and not initialized at its start, and what the forecast
+/// takes it to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Launching {
+    pub node: String,
+    /// When it initializes; `None`: it stays uninitialized.
+    pub at: Option<Timestamp>,
+    pub why: String,
+}
+
+/// The managed nodes the snapshot shows launched but not initialized (the NodeClaim has a Node
+/// without `karpenter.sh/initialized`, and neither is deleting): a command's replacement or a
+/// launch for pending pods that Karpenter made just before the snapshot. Each initializes, as
+/// the forecast's own replacements do, once the launch delay has passed since its NodeClaim was
+/// created. One already past that delay stays uninitialized: initialization (karpenter
+/// `pkg/controllers/nodeclaim/lifecycle/initialization.go` `Reconcile`) waits on something the
+/// snapshot may show (the Node not `Ready`, a startup or known ephemeral taint, the reason on
+/// the NodeClaim's `Initialized` condition) or may not (a requested resource its device plugin
+/// never registered), and when that ends no snapshot says. A longer `--launch-delay` lets a
+/// slow launch through.
+pub(crate) fn launching(snapshot: &Snapshot, now: Timestamp, launch_delay: SignedDuration) -> Vec<Launching> {
+    let nodes: HashMap<&str, &Node> = snapshot.nodes.iter().map(|n| (n.metadata.name.as_str(), n)).collect();
+    let mut out: Vec<Launching> = snapshot
+        .node_claims
+        .iter()
+        .filter(|c| c.metadata.deletion_timestamp.is_none())
+        .filter_map(|claim| {
+            let name = claim.status.node_name.as_deref()?;
+            let node = *nodes.get(name)?;
+            let initialized = node.metadata.labels.get(INITIALIZED).is_some_and(|v| v == "true");
+            if initialized || node.metadata.deletion_timestamp.is_some() {
+                return None;
+            }
+            let created = claim.metadata.creation_timestamp.or(node.metadata.creation_timestamp).unwrap_or(now);
+            let expected = created + launch_delay;
+            let (at, why) = if expected > now {
+                (Some(expected), "its NodeClaim's creation + the launch delay".to_owned())
+            } else {
+                (None, format!("already past the launch delay; {}", still_waiting_on(node, claim)))
+            };
+            Some(Launching { node: name.to_owned(), at, why })
+        })
+        .collect();
+    out.sort_by(|a, b| a.node.cmp(&b.node));
+    out
+}
+
+/// What a launched node's initialization waits for, as the snapshot shows it (in the order
+/// `initialization.go` checks).
+fn still_waiting_on(node: &Node, claim: &NodeClaim) -> String {
+    if !is_true(&node.status.conditions, "Ready") {
+        return "its Node is not Ready".to_owned();
+    }
+    let startup = node.spec.taints.iter().find(|t| claim.spec.startup_taints.contains(t));
+    if let Some(t) = startup.or_else(|| node.spec.taints.iter().find(|t| is_ephemeral_taint(t))) {
+        return format!("its Node still has the taint {}:{}", t.key, t.effect);
+    }
+    let said = claim.status.conditions.iter().find(|c| c.type_ == "Initialized").map(|c| {
+        let reason = c.reason.as_deref().unwrap_or_default();
+        let message = c.message.as_deref().unwrap_or_default();
+        if message.is_empty() {
+            reason.to_owned()
+        } else {
+            format!("{reason}: {message}")
+        }
+    });
+    match said.filter(|s| !s.is_empty() && s != "NotInitialized") {
+        Some(said) => format!("its NodeClaim says {said}"),
+        None => "the snapshot does not show what it waits for".to_owned(),
+    }
+}
+
+/// The node registered and initialized (`Initialized` on the claim, the
+/// `karpenter.sh/initialized` label, `Ready`, no startup or known ephemeral taint left on the
+/// Node). Consolidatable follows at once: its consolidateAfter counts from the last pod event
+/// (`nodeclaim/disruption/consolidation.go`).
 pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
     state.touch(name);
+    let startup: Vec<crate::snapshot::Taint> = state
+        .snapshot
+        .node_claims
+        .iter()
+        .find(|c| c.status.node_name.as_deref() == Some(name))
+        .map(|c| c.spec.startup_taints.clone())
+        .unwrap_or_default();
     if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
         node.metadata.labels.insert(INITIALIZED.into(), "true".into());
+        node.spec.taints.retain(|t| !is_ephemeral_taint(t) && !startup.contains(t));
         node.status.conditions.retain(|c| c.type_ != "Ready");
         node.status.conditions.push(condition("Ready", "True", at));
     }
     if let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| c.status.node_name.as_deref() == Some(name)) {
         claim.metadata.labels.insert(INITIALIZED.into(), "true".into());
         for kind in ["Registered", "Initialized", "Consolidatable"] {
+            claim.status.conditions.retain(|c| c.type_ != kind);
             claim.status.conditions.push(condition(kind, "True", at));
         }
     }

@@ -23,6 +23,7 @@ use jiff::{SignedDuration, Timestamp};
 use self::apply::{advance, start, Started};
 use self::clock::{next_round, Delays};
 use self::impact::{Harm, WorkloadHarm, Workloads};
+use self::launch::Launching;
 use self::state::State;
 use crate::engine::method::{Decision, Method};
 use crate::engine::nodepool::DisruptionReason;
@@ -100,6 +101,8 @@ pub(crate) struct Forecast {
     pub workloads: Vec<WorkloadHarm>,
     /// Pods left pending at the end, and when they lost their place.
     pub pending: Vec<(String, SignedDuration)>,
+    /// Nodes launched before the start and not initialized then: when each initializes.
+    pub launching: Vec<Launching>,
     pub delays: Delays,
 }
 
@@ -108,6 +111,9 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
     let workloads = Workloads::new(&snapshot, delays.pod_startup.value);
     let before = pool_states(&snapshot, now);
     let mut state = State::new(snapshot, now);
+    let launching = launch::launching(&state.snapshot, now, delays.launch.value);
+    state.initializing = launching.iter().filter_map(|l| Some((l.node.clone(), l.at?))).collect();
+    state.initializing.sort_by_key(|(_, at)| *at);
     let mut harm = Harm::default();
     let mut rounds: Vec<Round> = Vec::new();
     let mut cumulative = 0.0;
@@ -185,6 +191,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
         pools,
         workloads: harm.finish(end.max(t)),
         pending,
+        launching,
         delays: *delays,
     }
 }

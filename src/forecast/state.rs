@@ -47,6 +47,9 @@ pub(crate) struct State {
     pub starting: Vec<(String, Timestamp)>,
     /// Replacement NodeClaims launched so far (their names are numbered).
     pub launched: usize,
+    /// Nodes launched before the snapshot that initialize later, and when, earliest first
+    /// ([`super::launch::launching`]).
+    pub initializing: Vec<(String, Timestamp)>,
     /// Pods that found no place, by the command time they were evicted.
     pub pending: BTreeMap<String, Timestamp>,
     /// `ns/name` → position in `snapshot.pods`, kept up to date as pods come and go.
@@ -73,6 +76,7 @@ impl State {
             in_flight: Vec::new(),
             starting: Vec::new(),
             launched: 0,
+            initializing: Vec::new(),
             pending: BTreeMap::new(),
             pod_index: HashMap::default(),
             pods_on: HashMap::default(),
@@ -165,10 +169,11 @@ impl State {
         self.snapshot.pods.push(pod);
     }
 
-    /// The earliest thing not yet applied: a drain, a node gone, a pod Ready.
+    /// The earliest thing not yet applied: a node initialized, a drain, a node gone, a pod Ready.
     pub(crate) fn next_due(&self) -> Option<Timestamp> {
         let flights = self.in_flight.iter().map(|f| if f.drained { f.gone_at } else { f.drain_at });
-        flights.chain(self.starting.iter().map(|(_, t)| *t)).min()
+        let initializing = self.initializing.iter().map(|(_, t)| *t);
+        flights.chain(self.starting.iter().map(|(_, t)| *t)).chain(initializing).min()
     }
 
     /// The `status.disruptionsAllowed` that governs pod `i`'s eviction: the least of the PDBs

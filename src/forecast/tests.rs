@@ -252,3 +252,63 @@ fn same_input_same_forecast() {
     let b = forecast(demo(), now(), &Delays::default(), Limits::default());
     assert_eq!(a, b);
 }
+
+/// node-a's 3-CPU pod fits only node-l, which Karpenter launched `age` seconds before the
+/// snapshot and which is not initialized yet (its own pod is do-not-disrupt, so node-l is no
+/// candidate itself). `ready`: its Node reports Ready.
+fn moving_onto_a_launching_node(age: i64, ready: bool) -> crate::snapshot::Snapshot {
+    let created = (now() - secs(age)).to_string();
+    let [mut node, mut claim] = managed_node("node-l");
+    for object in [&mut node, &mut claim] {
+        let labels = object.pointer_mut("/metadata/labels").and_then(serde_json::Value::as_object_mut);
+        labels.expect("labels").remove("karpenter.sh/initialized");
+        object["metadata"]["creationTimestamp"] = json!(created);
+    }
+    let node =
+        set(node, "/status/conditions", json!([{"type": "Ready", "status": if ready { "True" } else { "False" }}]));
+    let claim = set(
+        claim,
+        "/status/conditions",
+        json!([{"type": "Launched", "status": "True"}, {"type": "Registered", "status": "True"},
+               {"type": "Initialized", "status": "Unknown", "reason": "NotInitialized"}]),
+    );
+    let pinned = set(
+        lone_pod("kept", "node-l", "500m"),
+        "/metadata/annotations",
+        json!({"karpenter.sh/do-not-disrupt": "true"}),
+    );
+    let mut objects = vec![node_pool("default"), node, claim, pinned, lone_pod("big", "node-a", "3")];
+    objects.extend(managed_node("node-a"));
+    snapshot(objects)
+}
+
+/// Karpenter's own launch, 30 s before the snapshot, initializes after the launch delay
+/// (`initialization.go`); until then a pod bound for it fails the move (`helpers.go`
+/// `UninitializedNodeError`), after it node-a goes.
+#[test]
+fn a_node_launched_before_the_snapshot_initializes_after_the_launch_delay() {
+    let s = moving_onto_a_launching_node(30, false);
+    assert!(replay_round(&s, now()).commands.is_empty(), "nothing acts while node-l initializes");
+    let f = forecast(s, now(), &Delays::default(), Limits::default());
+    assert_eq!(f.launching.len(), 1);
+    assert_eq!((f.launching[0].node.as_str(), f.launching[0].at), ("node-l", Some(now() + secs(60))));
+    let first = f.rounds.first().expect("a round acts once node-l is initialized");
+    assert_eq!((first.at, first.steps[0].candidates.as_slice()), (secs(60), ["node-a".to_owned()].as_slice()));
+}
+
+/// One past the launch delay is stuck on something: it stays uninitialized, and so does the
+/// move that needs it; the forecast says why.
+#[test]
+fn a_node_past_its_launch_delay_stays_uninitialized_and_says_why() {
+    let f = forecast(moving_onto_a_launching_node(600, false), now(), &Delays::default(), Limits::default());
+    assert!(f.rounds.is_empty(), "{:?}", f.rounds);
+    assert_eq!(f.launching[0].at, None);
+    assert_eq!(f.launching[0].why, "already past the launch delay; its Node is not Ready");
+    let f = forecast(moving_onto_a_launching_node(600, true), now(), &Delays::default(), Limits::default());
+    assert_eq!(f.launching[0].why, "already past the launch delay; the snapshot does not show what it waits for");
+    // A longer launch delay lets a slow launch through.
+    let slow = Delays { launch: super::clock::Figure { value: secs(900), default: false }, ..Delays::default() };
+    let f = forecast(moving_onto_a_launching_node(600, true), now(), &slow, Limits::default());
+    assert_eq!(f.launching[0].at, Some(now() + secs(300)));
+    assert_eq!(f.rounds[0].steps[0].candidates, ["node-a"]);
+}

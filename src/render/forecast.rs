@@ -153,6 +153,15 @@ pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Optio
             out.push_str(&format!("- {} (since +{})\n", p.pod, duration(p.since_seconds)));
         }
     }
+    if !f.launching.is_empty() {
+        out.push_str(&heading("Launched before the start, not initialized then", md));
+        for l in &f.launching {
+            let when = l
+                .initialized_at_seconds
+                .map_or_else(|| "stays uninitialized".to_owned(), |s| format!("initialized at +{}", duration(s)));
+            out.push_str(&format!("- node/{}: {when} ({})\n", l.node, l.why));
+        }
+    }
     out
 }
 

@@ -34,6 +34,9 @@ pub struct ForecastDoc {
     pub node_pools: Vec<PoolView>,
     pub workloads: Vec<WorkloadView>,
     pub pending: Vec<PendingView>,
+    /// Nodes launched before the start and not initialized then (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub launching: Vec<LaunchingView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -121,6 +124,16 @@ pub struct WorkloadView {
 pub struct PendingView {
     pub pod: String,
     pub since_seconds: i64,
+}
+
+/// A node launched before the start and not initialized then.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchingView {
+    pub node: String,
+    /// Seconds from the start until it initializes; `null`: it stays uninitialized.
+    pub initialized_at_seconds: Option<i64>,
+    pub why: String,
 }
 
 /// `--compare`: the forecast without the `--set` changes and with them.
@@ -276,6 +289,11 @@ pub(crate) fn document(f: &Forecast, overrides: &[String]) -> ForecastDoc {
             .pending
             .iter()
             .map(|(p, since)| PendingView { pod: p.clone(), since_seconds: since.as_secs() })
+            .collect(),
+        launching: f
+            .launching
+            .iter()
+            .map(|l| LaunchingView { node: l.node.clone(), initialized_at_seconds: l.at.map(secs), why: l.why.clone() })
             .collect(),
     }
 }
