@@ -132,6 +132,9 @@ pub(crate) fn advance(state: &mut State, to: Timestamp) {
             state.initializing.iter().filter(|(_, at)| *at <= t).map(|(node, _)| node.clone()).collect();
         state.initializing.retain(|(_, at)| *at > t);
         for node in initialized {
+            if !state.snapshot.nodes.iter().any(|n| n.metadata.name == node) {
+                super::launch::register(state, &node, t);
+            }
             super::launch::initialize(state, &node, t);
         }
         for i in 0..state.in_flight.len() {

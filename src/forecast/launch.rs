@@ -163,9 +163,10 @@ pub(crate) struct Launching {
     pub why: String,
 }
 
-/// The managed nodes the snapshot shows launched but not initialized (the NodeClaim has a Node
-/// without `karpenter.sh/initialized`, and neither is deleting): a command's replacement or a
-/// launch for pending pods that Karpenter made just before the snapshot. Each initializes, as
+/// The managed nodes the snapshot shows launched but not initialized (a NodeClaim, not
+/// deleting, whose Node lacks `karpenter.sh/initialized` or has not registered yet): a
+/// command's replacement or a launch for pending pods that Karpenter made just before the
+/// snapshot. One without a Node gets one, named after the claim ([`register`]). Each initializes, as
 /// the forecast's own replacements do, once the launch delay has passed since its NodeClaim was
 /// created. One already past that delay stays uninitialized: initialization (karpenter
 /// `pkg/controllers/nodeclaim/lifecycle/initialization.go` `Reconcile`) waits on something the
@@ -174,30 +175,96 @@ pub(crate) struct Launching {
 /// never registered), and when that ends no snapshot says. A longer `--launch-delay` lets a
 /// slow launch through.
 pub(crate) fn launching(snapshot: &Snapshot, now: Timestamp, launch_delay: SignedDuration) -> Vec<Launching> {
-    let nodes: HashMap<&str, &Node> = snapshot.nodes.iter().map(|n| (n.metadata.name.as_str(), n)).collect();
+    let nodes = NodesOf::new(snapshot);
     let mut out: Vec<Launching> = snapshot
         .node_claims
         .iter()
         .filter(|c| c.metadata.deletion_timestamp.is_none())
         .filter_map(|claim| {
-            let name = claim.status.node_name.as_deref()?;
-            let node = *nodes.get(name)?;
-            let initialized = node.metadata.labels.get(INITIALIZED).is_some_and(|v| v == "true");
-            if initialized || node.metadata.deletion_timestamp.is_some() {
+            let node = nodes.of(claim);
+            let initialized = node.is_some_and(|n| n.metadata.labels.get(INITIALIZED).is_some_and(|v| v == "true"));
+            if initialized || node.is_some_and(|n| n.metadata.deletion_timestamp.is_some()) {
                 return None;
             }
-            let created = claim.metadata.creation_timestamp.or(node.metadata.creation_timestamp).unwrap_or(now);
-            let expected = created + launch_delay;
-            let (at, why) = if expected > now {
-                (Some(expected), "its NodeClaim's creation + the launch delay".to_owned())
-            } else {
-                (None, format!("already past the launch delay; {}", still_waiting_on(node, claim)))
+            let created = claim.metadata.creation_timestamp.or(node.and_then(|n| n.metadata.creation_timestamp));
+            let expected = created.unwrap_or(now) + launch_delay;
+            let (name, at, why) = match node {
+                Some(node) if expected > now => {
+                    (&node.metadata.name, Some(expected), "its NodeClaim's creation + the launch delay".to_owned())
+                }
+                Some(node) => {
+                    let wait = still_waiting_on(node, claim);
+                    (&node.metadata.name, None, format!("already past the launch delay; {wait}"))
+                }
+                // In flight: no Node has registered for it yet. Its Node, named after it,
+                // registers and initializes together.
+                None if expected > now => (
+                    &claim.metadata.name,
+                    Some(expected),
+                    "no Node registered yet; its NodeClaim's creation + the launch delay".to_owned(),
+                ),
+                None => (
+                    &claim.metadata.name,
+                    None,
+                    "already past the launch delay and no Node registered for it".to_owned(),
+                ),
             };
-            Some(Launching { node: name.to_owned(), at, why })
+            Some(Launching { node: name.clone(), at, why })
         })
         .collect();
     out.sort_by(|a, b| a.node.cmp(&b.node));
     out
+}
+
+/// The snapshot's Nodes by provider ID and by name, to find a claim's Node as the replay pairs
+/// them (`state.rs`): by provider ID, else by the name the claim gives.
+struct NodesOf<'s> {
+    by_provider: HashMap<&'s str, &'s Node>,
+    by_name: HashMap<&'s str, &'s Node>,
+}
+
+impl<'s> NodesOf<'s> {
+    fn new(snapshot: &'s Snapshot) -> Self {
+        let nodes = snapshot.nodes.iter();
+        NodesOf {
+            by_provider: nodes.clone().filter_map(|n| Some((n.spec.provider_id.as_deref()?, n))).collect(),
+            by_name: nodes.map(|n| (n.metadata.name.as_str(), n)).collect(),
+        }
+    }
+
+    fn of(&self, claim: &NodeClaim) -> Option<&'s Node> {
+        let provider = claim.status.provider_id.as_deref().filter(|s| !s.is_empty());
+        provider
+            .and_then(|id| self.by_provider.get(id).copied())
+            .or_else(|| self.by_name.get(claim.status.node_name.as_deref()?).copied())
+    }
+}
+
+/// A NodeClaim launched before the snapshot gets its Node, named after the claim, with its
+/// capacity, and its labels, annotations and taints as karpenter
+/// `pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode` copies them.
+pub(crate) fn register(state: &mut State, claim_name: &str, at: Timestamp) {
+    let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| c.metadata.name == claim_name) else { return };
+    claim.status.node_name = Some(claim_name.to_owned());
+    let provider = claim.status.provider_id.clone().unwrap_or_else(|| format!("forecast:///{claim_name}"));
+    claim.status.provider_id = Some(provider.clone());
+    let mut node = Node::default();
+    claim_name.clone_into(&mut node.metadata.name);
+    node.metadata.labels.clone_from(&claim.metadata.labels);
+    node.metadata.annotations.clone_from(&claim.metadata.annotations);
+    node.metadata.labels.insert(HOSTNAME.into(), claim_name.to_owned());
+    node.metadata.labels.insert(REGISTERED.into(), "true".into());
+    node.metadata.creation_timestamp = Some(at);
+    node.spec.provider_id = Some(provider);
+    node.spec.taints.clone_from(&claim.spec.taints);
+    node.status.capacity.clone_from(&claim.status.capacity);
+    node.status.allocatable = if claim.status.allocatable.is_empty() {
+        claim.status.capacity.clone()
+    } else {
+        claim.status.allocatable.clone()
+    };
+    state.touch(claim_name);
+    state.snapshot.nodes.push(node);
 }
 
 /// What a launched node's initialization waits for, as the snapshot shows it (in the order
@@ -231,11 +298,17 @@ fn still_waiting_on(node: &Node, claim: &NodeClaim) -> String {
 /// (`nodeclaim/disruption/consolidation.go`).
 pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
     state.touch(name);
+    let provider =
+        state.snapshot.nodes.iter().find(|n| n.metadata.name == name).and_then(|n| n.spec.provider_id.clone());
+    let is_its_claim = |c: &NodeClaim| {
+        c.status.node_name.as_deref() == Some(name)
+            || provider.as_deref().is_some_and(|id| c.status.provider_id.as_deref() == Some(id))
+    };
     let startup: Vec<crate::snapshot::Taint> = state
         .snapshot
         .node_claims
         .iter()
-        .find(|c| c.status.node_name.as_deref() == Some(name))
+        .find(|c| is_its_claim(c))
         .map(|c| c.spec.startup_taints.clone())
         .unwrap_or_default();
     if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
@@ -244,7 +317,7 @@ pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
         node.status.conditions.retain(|c| c.type_ != "Ready");
         node.status.conditions.push(condition("Ready", "True", at));
     }
-    if let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| c.status.node_name.as_deref() == Some(name)) {
+    if let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| is_its_claim(c)) {
         claim.metadata.labels.insert(INITIALIZED.into(), "true".into());
         for kind in ["Registered", "Initialized", "Consolidatable"] {
             claim.status.conditions.retain(|c| c.type_ != kind);

@@ -289,4 +289,4 @@ pub(crate) fn pool_states(snapshot: &Snapshot, now: Timestamp) -> BTreeMap<Strin
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -256,7 +256,7 @@ fn same_input_same_forecast() {
 /// node-a's 3-CPU pod fits only node-l, which Karpenter launched `age` seconds before the
 /// snapshot and which is not initialized yet (its own pod is do-not-disrupt, so node-l is no
 /// candidate itself). `ready`: its Node reports Ready.
-fn moving_onto_a_launching_node(age: i64, ready: bool) -> crate::snapshot::Snapshot {
+pub(crate) fn moving_onto_a_launching_node(age: i64, ready: bool) -> crate::snapshot::Snapshot {
     let created = (now() - secs(age)).to_string();
     let [mut node, mut claim] = managed_node("node-l");
     for object in [&mut node, &mut claim] {
@@ -311,4 +311,28 @@ fn a_node_past_its_launch_delay_stays_uninitialized_and_says_why() {
     let f = forecast(moving_onto_a_launching_node(600, true), now(), &slow, Limits::default());
     assert_eq!(f.launching[0].at, Some(now() + secs(300)));
     assert_eq!(f.rounds[0].steps[0].candidates, ["node-a"]);
+}
+
+/// A NodeClaim launched 30 s before the snapshot whose Node has not registered yet gets one,
+/// named after it, with its labels, annotations and capacity, initialized after the launch
+/// delay; node-a's pod, which fits only there, then moves. (The claim's do-not-disrupt, copied
+/// to its Node, keeps the empty new node from Emptiness.)
+#[test]
+fn a_node_claim_without_a_node_registers_and_initializes_after_the_launch_delay() {
+    let [_, claim] = managed_node("node-l");
+    let mut claim = set(claim, "/metadata/creationTimestamp", json!((now() - secs(30)).to_string()));
+    claim["metadata"]["labels"].as_object_mut().expect("labels").remove("karpenter.sh/initialized");
+    claim["status"].as_object_mut().expect("status").remove("nodeName");
+    let room = json!({"cpu": "4", "memory": "16Gi", "pods": "58"});
+    let claim = set(set(claim, "/status/capacity", room.clone()), "/status/allocatable", room);
+    let claim = set(claim, "/status/conditions", json!([{"type": "Launched", "status": "True"}]));
+    let claim = set(claim, "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+    let mut objects = vec![node_pool("default"), claim, lone_pod("big", "node-a", "3")];
+    objects.extend(managed_node("node-a"));
+    let s = snapshot(objects);
+    assert!(replay_round(&s, now()).commands.is_empty(), "nothing acts while the claim has no Node");
+    let f = forecast(s, now(), &Delays::default(), Limits::default());
+    assert_eq!((f.launching[0].node.as_str(), f.launching[0].at), ("claim-node-l", Some(now() + secs(60))));
+    let first = f.rounds.first().expect("a round acts once its Node is initialized");
+    assert_eq!((first.at, first.steps[0].candidates.as_slice()), (secs(60), ["node-a".to_owned()].as_slice()));
 }

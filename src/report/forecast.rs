@@ -368,4 +368,23 @@ mod tests {
         assert_eq!((b.evictions, b.zero_ready_seconds), ([1, 0], [60, 0]));
         assert_eq!((c.without.rounds.len(), c.with.rounds.len()), (1, 0));
     }
+
+    /// The JSON document names each node launched before the start and not initialized then,
+    /// when it initializes, and why (`launching[]`), and leaves the field out when there is none.
+    #[test]
+    fn the_document_lists_the_nodes_launched_before_the_start() {
+        let f = forecast(
+            crate::forecast::tests::moving_onto_a_launching_node(30, false),
+            now(),
+            &Delays::default(),
+            Limits::default(),
+        );
+        let doc = serde_json::to_value(super::document(&f, &[])).expect("serializes");
+        let expected = serde_json::json!([{"node": "node-l", "initializedAtSeconds": 60,
+                               "why": "its NodeClaim's creation + the launch delay"}]);
+        assert_eq!(doc["launching"], expected);
+        let f = forecast(demo(), now(), &Delays::default(), Limits::default());
+        let doc = serde_json::to_value(super::document(&f, &[])).expect("serializes");
+        assert!(doc.get("launching").is_none(), "absent without such nodes");
+    }
 }
