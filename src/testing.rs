@@ -96,3 +96,40 @@ pub(crate) fn demo_pdb_audit() -> crate::report::pdb_audit::PdbAudit {
     let scope = crate::audit::Scope { namespace: Some("tenant-a".into()), all_namespaces: false, selector: None };
     crate::report::pdb_audit::document(&crate::audit::pdb_audit(&snapshot, now, &scope))
 }
+
+/// A pod of its own workload (`testing::pod` puts every pod in one ReplicaSet).
+pub(crate) fn lone_pod(name: &str, node: &str, cpu: &str) -> Value {
+    let owner =
+        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{name}-rs"), "controller": true}]);
+    let p = set(pod(name, node), "/metadata/ownerReferences", owner);
+    set(p, "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]))
+}
+
+/// A forecast's cluster: node-a's 3-CPU pod fits only node-l, which Karpenter launched `age` seconds before the
+/// snapshot and which is not initialized yet (its own pod is do-not-disrupt, so node-l is no
+/// candidate itself). `ready`: its Node reports Ready.
+pub(crate) fn moving_onto_a_launching_node(age: i64, ready: bool) -> Snapshot {
+    let created = (now() - jiff::SignedDuration::from_secs(age)).to_string();
+    let [mut node, mut claim] = managed_node("node-l");
+    for object in [&mut node, &mut claim] {
+        let labels = object.pointer_mut("/metadata/labels").and_then(serde_json::Value::as_object_mut);
+        labels.expect("labels").remove("karpenter.sh/initialized");
+        object["metadata"]["creationTimestamp"] = json!(created);
+    }
+    let node =
+        set(node, "/status/conditions", json!([{"type": "Ready", "status": if ready { "True" } else { "False" }}]));
+    let claim = set(
+        claim,
+        "/status/conditions",
+        json!([{"type": "Launched", "status": "True"}, {"type": "Registered", "status": "True"},
+               {"type": "Initialized", "status": "Unknown", "reason": "NotInitialized"}]),
+    );
+    let pinned = set(
+        lone_pod("kept", "node-l", "500m"),
+        "/metadata/annotations",
+        json!({"karpenter.sh/do-not-disrupt": "true"}),
+    );
+    let mut objects = vec![node_pool("default"), node, claim, pinned, lone_pod("big", "node-a", "3")];
+    objects.extend(managed_node("node-a"));
+    snapshot(objects)
+}

@@ -13,7 +13,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::state::State;
 use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INITIALIZED, INSTANCE_TYPE, NODEPOOL, REGISTERED, ZONE};
 use crate::engine::method::Replacement;
-use crate::engine::scheduling::taints::is_ephemeral_taint;
+use crate::engine::scheduling::taints::{is_ephemeral_taint, lifted_at_initialization};
 use crate::engine::scheduling::{allocatable, offering_compatible, NewClaim};
 use crate::snapshot::{is_true, Condition, InstanceType, Node, NodeClaim, Offering, Snapshot, StringMap};
 
@@ -313,7 +313,7 @@ pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
         .unwrap_or_default();
     if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
         node.metadata.labels.insert(INITIALIZED.into(), "true".into());
-        node.spec.taints.retain(|t| !is_ephemeral_taint(t) && !startup.contains(t));
+        node.spec.taints.retain(|t| !lifted_at_initialization(t, &startup));
         node.status.conditions.retain(|c| c.type_ != "Ready");
         node.status.conditions.push(condition("Ready", "True", at));
     }

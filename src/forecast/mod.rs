@@ -113,7 +113,6 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
     let mut state = State::new(snapshot, now);
     let launching = launch::launching(&state.snapshot, now, delays.launch.value);
     state.initializing = launching.iter().filter_map(|l| Some((l.node.clone(), l.at?))).collect();
-    state.initializing.sort_by_key(|(_, at)| *at);
     let mut harm = Harm::default();
     let mut rounds: Vec<Round> = Vec::new();
     let mut cumulative = 0.0;
@@ -289,4 +288,4 @@ pub(crate) fn pool_states(snapshot: &Snapshot, now: Timestamp) -> BTreeMap<Strin
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

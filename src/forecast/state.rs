@@ -47,7 +47,7 @@ pub(crate) struct State {
     pub starting: Vec<(String, Timestamp)>,
     /// Replacement NodeClaims launched so far (their names are numbered).
     pub launched: usize,
-    /// Nodes launched before the snapshot that initialize later, and when, earliest first
+    /// Nodes launched before the snapshot that initialize later, and when
     /// ([`super::launch::launching`]).
     pub initializing: Vec<(String, Timestamp)>,
     /// Pods that found no place, by the command time they were evicted.

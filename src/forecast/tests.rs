@@ -13,18 +13,10 @@ use super::state::State;
 use super::{forecast, Limits, Stop};
 use crate::engine::replay_round;
 use crate::snapshot::{Node, NodeClaim};
-use crate::testing::{demo, managed_node, node_pool, now, pod, set, snapshot};
+use crate::testing::{demo, lone_pod, managed_node, moving_onto_a_launching_node, node_pool, now, pod, set, snapshot};
 
 fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
-}
-
-/// A pod of its own workload (`testing::pod` puts every pod in one ReplicaSet).
-fn lone_pod(name: &str, node: &str, cpu: &str) -> serde_json::Value {
-    let owner =
-        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{name}-rs"), "controller": true}]);
-    let p = set(pod(name, node), "/metadata/ownerReferences", owner);
-    set(p, "/spec/containers", json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]))
 }
 
 /// The state's index of each node's pods says what the pods' own `spec.nodeName` say.
@@ -251,35 +243,6 @@ fn same_input_same_forecast() {
     let a = forecast(demo(), now(), &Delays::default(), Limits::default());
     let b = forecast(demo(), now(), &Delays::default(), Limits::default());
     assert_eq!(a, b);
-}
-
-/// node-a's 3-CPU pod fits only node-l, which Karpenter launched `age` seconds before the
-/// snapshot and which is not initialized yet (its own pod is do-not-disrupt, so node-l is no
-/// candidate itself). `ready`: its Node reports Ready.
-pub(crate) fn moving_onto_a_launching_node(age: i64, ready: bool) -> crate::snapshot::Snapshot {
-    let created = (now() - secs(age)).to_string();
-    let [mut node, mut claim] = managed_node("node-l");
-    for object in [&mut node, &mut claim] {
-        let labels = object.pointer_mut("/metadata/labels").and_then(serde_json::Value::as_object_mut);
-        labels.expect("labels").remove("karpenter.sh/initialized");
-        object["metadata"]["creationTimestamp"] = json!(created);
-    }
-    let node =
-        set(node, "/status/conditions", json!([{"type": "Ready", "status": if ready { "True" } else { "False" }}]));
-    let claim = set(
-        claim,
-        "/status/conditions",
-        json!([{"type": "Launched", "status": "True"}, {"type": "Registered", "status": "True"},
-               {"type": "Initialized", "status": "Unknown", "reason": "NotInitialized"}]),
-    );
-    let pinned = set(
-        lone_pod("kept", "node-l", "500m"),
-        "/metadata/annotations",
-        json!({"karpenter.sh/do-not-disrupt": "true"}),
-    );
-    let mut objects = vec![node_pool("default"), node, claim, pinned, lone_pod("big", "node-a", "3")];
-    objects.extend(managed_node("node-a"));
-    snapshot(objects)
 }
 
 /// Karpenter's own launch, 30 s before the snapshot, initializes after the launch delay

@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn the_document_lists_the_nodes_launched_before_the_start() {
         let f = forecast(
-            crate::forecast::tests::moving_onto_a_launching_node(30, false),
+            crate::testing::moving_onto_a_launching_node(30, false),
             now(),
             &Delays::default(),
             Limits::default(),

@@ -35,6 +35,13 @@ pub(crate) fn message(taint: &Taint) -> String {
     format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value.as_deref().unwrap_or_default())
 }
 
+/// A taint gone once a managed node is initialized: one of its NodeClaim's startup taints or a
+/// known ephemeral one (`initialization.go` `StartupTaintsRemoved`,
+/// `KnownEphemeralTaintsRemoved`).
+pub(crate) fn lifted_at_initialization(t: &Taint, startup: &[Taint]) -> bool {
+    is_ephemeral_taint(t) || startup.contains(t)
+}
+
 /// A taint Karpenter expects to go away while a managed node initializes (`KnownEphemeralTaints`,
 /// `KnownEphemeralTaintKeyPrefixes`).
 pub(crate) fn is_ephemeral_taint(t: &Taint) -> bool {
