@@ -228,7 +228,7 @@ fn cost_note(pods: &[&Pod], total: f64) -> Reason {
 
 /// consolidateAfter of a NodePool: `None` for `Never`, else the duration (default `0s`).
 pub(crate) fn consolidate_after(pool: &NodePool) -> Option<SignedDuration> {
-    let raw = pool.spec.disruption.as_ref().and_then(|d| d.consolidate_after.clone()).unwrap_or_else(|| "0s".into());
+    let raw = pool.spec.disruption.as_ref().and_then(|d| d.consolidate_after.as_deref()).unwrap_or("0s");
     if raw == "Never" {
         return None;
     }

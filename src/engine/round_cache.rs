@@ -15,9 +15,11 @@
 //!   node's current inputs each round ([`WorldMemo`]);
 //! - every pod's terminal and terminating bits, read again only for the pods the caller says
 //!   it ended ([`RoundCache::pods_changed`]) and those appended;
-//! - per node, its static answers to each class of pods, under a stamp that changes with its
-//!   objects; which nodes' objects may have changed, the caller can say
-//!   ([`RoundCache::nodes_changed`]), else every node's are compared.
+//! - per node, its static answers to each class of pods and to each spread's node filter,
+//!   under a stamp that changes with its objects; which nodes' objects may have changed, the
+//!   caller can say ([`RoundCache::nodes_changed`]), else every node's are compared;
+//! - per topology key and filter, the counts of the pods in place, with the stamps of the
+//!   nodes they were on, reused while those stamps are the same.
 //!
 //! What the caller says is checked in debug builds, which read every node and pod anyway.
 //! Everything that reads the clock or a PDB's status (candidacy gates, budgets, do-not-disrupt

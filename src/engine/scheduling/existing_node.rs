@@ -78,8 +78,8 @@ impl Simulation<'_, '_, '_> {
     /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
     pub(super) fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
         let node = &self.world.nodes[i];
-        let used = |k: &str| self.placed.get(&i).and_then(|p| p.used.get(k)).map_or(0, |q| q.milli());
-        fit_list::room(node.free_cpu - used("cpu"), cpu) && fit_list::room(node.free_memory - used("memory"), memory)
+        let (used_cpu, used_memory) = self.placed.get(&i).map_or((0, 0), |p| (p.used_cpu, p.used_memory));
+        fit_list::room(node.free_cpu - used_cpu, cpu) && fit_list::room(node.free_memory - used_memory, memory)
     }
 
     pub(super) fn can_add_existing(
@@ -165,8 +165,18 @@ impl Simulation<'_, '_, '_> {
 
 /// What is left of a resource on `node` with `placed` on it.
 fn free_on(node: &BaseNode<'_>, placed: Option<&Placed>, resource: &str) -> Quantity {
-    let base = node.available.get(resource).copied().unwrap_or_default();
-    placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
+    // cpu and memory, asked of every node a pod is tried on, are kept in milli-units.
+    let in_milli = |free: i128, used: fn(&Placed) -> i128| {
+        Quantity::from_milli(placed.map_or(free, |p| free.saturating_sub(used(p))))
+    };
+    match resource {
+        "cpu" => in_milli(node.free_cpu, |p| p.used_cpu),
+        "memory" => in_milli(node.free_memory, |p| p.used_memory),
+        _ => {
+            let base = node.available.get(resource).copied().unwrap_or_default();
+            placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
+        }
+    }
 }
 
 /// `NewExistingNode`: the node as a destination before any simulation.

@@ -51,16 +51,16 @@ impl FitList {
             let node = &world.nodes[world.order[p]];
             (node.free_cpu, node.free_memory)
         };
-        let mut zoned: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // Borrowed while grouping: a zone's name is copied once, not once per node.
+        let mut zoned: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for &p in &positions {
             if let Some(zone) = world.nodes[world.order[p]].zone() {
-                zoned.entry(zone.to_owned()).or_default().push(p);
+                zoned.entry(zone).or_default().push(p);
             }
         }
-        FitList {
-            all: Blocks::new(positions, &free),
-            by_zone: zoned.into_iter().map(|(zone, positions)| (zone, Blocks::new(positions, &free))).collect(),
-        }
+        let by_zone =
+            zoned.into_iter().map(|(zone, positions)| (zone.to_owned(), Blocks::new(positions, &free))).collect();
+        FitList { all: Blocks::new(positions, &free), by_zone }
     }
 
     /// Positions in the destination order of every node in the list, ascending.

@@ -169,6 +169,12 @@ pub struct PodTerms {
 }
 
 impl PodTerms {
+    /// The pods each spread counts, with its node filter.
+    #[cfg(test)]
+    pub(crate) fn spread_filters(&self) -> impl Iterator<Item = &PodFilter> {
+        self.spreads.iter().map(|(_, filter, _)| filter)
+    }
+
     pub fn new(pod: &Pod) -> Self {
         let spreads = pod
             .spec

@@ -29,7 +29,7 @@ use super::scheduler::Settings;
 use super::shared_pods::Baseline;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
-use super::world_memo::{KeptAnswers, KeptPerPod, KeptTerms, WorldMemo};
+use super::world_memo::{answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo};
 use crate::engine::labels::HOSTNAME;
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
@@ -104,6 +104,10 @@ pub struct World<'c, 'a> {
     kept_fit_keys: Option<KeptPerPod<FitKey>>,
     /// A forecast's static answers per fit fingerprint and node stamp, kept across rounds.
     kept_answers: Option<KeptAnswers>,
+    /// A forecast's counts of the pods in place, kept across rounds (see `world_memo.rs`).
+    kept_counts: Option<KeptCounts>,
+    /// A forecast's answers per topology node filter and node stamp, kept across rounds.
+    kept_filter_answers: Option<KeptAnswers>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
@@ -208,6 +212,8 @@ impl<'c, 'a> World<'c, 'a> {
         let kept_terms = memo.as_deref().map(|m| m.terms_for(&cluster.snapshot.pods));
         let kept_fit_keys = memo.as_deref().map(|m| m.fit_keys_for(&cluster.snapshot.pods));
         let kept_answers = memo.as_deref().map(|m| Rc::clone(&m.static_answers));
+        let kept_counts = memo.as_deref().map(|m| Rc::clone(&m.counts));
+        let kept_filter_answers = memo.as_deref().map(|m| Rc::clone(&m.node_filter_answers));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
                 let requests = PodRequests::new(&cluster.snapshot.pods);
@@ -223,16 +229,25 @@ impl<'c, 'a> World<'c, 'a> {
             }
         };
         drop(daemons);
+        // Kept counts are checked against the nodes' stamps: every node needs one (0 is none).
+        let kept_counts = kept_counts.filter(|_| nodes.iter().all(|n: &BaseNode<'_>| n.stamp != 0));
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         order.sort_by(|&a, &b| (!nodes[a].initialized, &nodes[a].name).cmp(&(!nodes[b].initialized, &nodes[b].name)));
-        let mut pool_usage: BTreeMap<String, Resources> = BTreeMap::new();
+        let mut by_pool: BTreeMap<&str, (Resources, i128)> = BTreeMap::new();
         for n in &nodes {
             if let Some(pool) = n.pool() {
-                let entry = pool_usage.entry(pool.to_owned()).or_default();
-                pod::add(entry, &n.capacity);
-                pod::add(entry, &Resources::from([("nodes".to_owned(), Quantity::from_units(1))]));
+                let (capacity, count) = by_pool.entry(pool).or_default();
+                pod::add(capacity, &n.capacity);
+                *count += 1;
             }
         }
+        let pool_usage: BTreeMap<String, Resources> = by_pool
+            .into_iter()
+            .map(|(pool, (mut usage, count))| {
+                pod::add(&mut usage, &Resources::from([("nodes".to_owned(), Quantity::from_units(count))]));
+                (pool.to_owned(), usage)
+            })
+            .collect();
         let (selector_keys, pods) = match (memo, pods_in_place) {
             (Some(memo), _) => {
                 let kept = KeptPodIndex::covering(memo.pods_in_place.take(), &cluster.snapshot.pods);
@@ -286,6 +301,8 @@ impl<'c, 'a> World<'c, 'a> {
             kept_terms,
             kept_fit_keys,
             kept_answers,
+            kept_counts,
+            kept_filter_answers,
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
@@ -479,10 +496,7 @@ impl<'c, 'a> World<'c, 'a> {
         let mut answers = kept.as_deref_mut().map(|k| k.entry(fingerprint.to_owned()).or_default());
         let mut accepts = |&p: &usize| {
             let node = &self.nodes[self.order[p]];
-            match answers.as_mut().filter(|_| node.stamp != 0) {
-                Some(answers) => *answers.entry(node.stamp).or_insert_with(|| admits(node)),
-                None => admits(node),
-            }
+            answer_by_stamp(answers.as_deref_mut(), node.stamp, || admits(node))
         };
         let fits: Vec<usize> = match self.pinned_positions(requirements) {
             Some(positions) => positions.into_iter().filter(|p| accepts(p)).collect(),
@@ -549,9 +563,14 @@ impl<'c, 'a> World<'c, 'a> {
             Some(positions) => Box::new(positions.into_iter().map(|p| self.order[p])),
             None => Box::new(0..self.nodes.len()),
         };
-        out.extend(
-            nodes.filter(|&i| self.counts_on(i, filter)).filter_map(|i| self.node_domain(i, key).map(str::to_owned)),
-        );
+        // A forecast keeps each node's answer under its stamp, as for static fits.
+        let mut kept = self.kept_filter_answers.as_ref().map(|k| k.borrow_mut());
+        let mut answers = kept.as_deref_mut().map(|k| k.entry(filter.node_filter_key().to_owned()).or_default());
+        let mut counted =
+            |&i: &usize| answer_by_stamp(answers.as_deref_mut(), self.nodes[i].stamp, || self.counts_on(i, filter));
+        // Borrowed first: most nodes share a few values, each then copied once.
+        let on_nodes: BTreeSet<&str> = nodes.filter(|i| counted(i)).filter_map(|i| self.node_domain(i, key)).collect();
+        out.extend(on_nodes.into_iter().map(str::to_owned));
         let out = Rc::new(out);
         self.spread_domains.borrow_mut().insert(cache_key, Rc::clone(&out));
         out
@@ -562,8 +581,8 @@ impl<'c, 'a> World<'c, 'a> {
         if let Some(hit) = self.universes.borrow().get(key) {
             return Rc::clone(hit);
         }
-        let mut out: BTreeSet<String> =
-            (0..self.nodes.len()).filter_map(|i| self.node_domain(i, key).map(str::to_owned)).collect();
+        let on_nodes: BTreeSet<&str> = (0..self.nodes.len()).filter_map(|i| self.node_domain(i, key)).collect();
+        let mut out: BTreeSet<String> = on_nodes.into_iter().map(str::to_owned).collect();
         for t in &self.templates {
             out.extend(template_domains(t, key));
         }

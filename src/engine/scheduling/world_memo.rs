@@ -15,14 +15,17 @@
 //! (`under_consolidate_after`), is computed every round ([`assemble`]).
 //!
 //! Each kept node has a stamp that changes when its objects do, not when only its pods do:
-//! what follows from its labels and taints alone, whether a class of pods accepts it, is kept
-//! across rounds under that stamp ([`WorldMemo::static_answers`]).
+//! what follows from its labels and taints alone, whether a class of pods accepts it
+//! ([`WorldMemo::static_answers`]) or a spread's node filter counts it
+//! ([`WorldMemo::node_filter_answers`]), is kept across rounds under that stamp. The topology
+//! counts of the pods in place are kept with the stamps of the nodes they counted
+//! ([`KeptCounts`]): the same stamps in the same order give the same counts.
 //!
 //! The other inputs — a pod's requests, host ports and volumes, the DaemonSets, the volume
 //! index — are taken to be fixed for the memo's life, as a forecast leaves them.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use foldhash::HashMap;
@@ -50,10 +53,56 @@ pub struct WorldMemo {
     /// Per fit fingerprint (requirements and tolerations) and node stamp, whether the node's
     /// labels and taints accept such a pod (see [`BaseNodeMemo`]'s stamps).
     pub(super) static_answers: KeptAnswers,
+    /// Per topology node filter and node stamp, whether the filter counts the node: it reads
+    /// the node's labels and taints alone (`topology_node_filter.rs`).
+    pub(super) node_filter_answers: KeptAnswers,
+    /// Per topology key and filter, the counts of the pods in place with what they were
+    /// counted from (see [`KeptCounts`]).
+    pub(super) counts: KeptCounts,
 }
 
-/// See [`WorldMemo::static_answers`].
-pub(super) type KeptAnswers = Rc<RefCell<HashMap<String, HashMap<u64, bool>>>>;
+/// Per topology key, then filter: the pods in place that the filter selects, per domain, and
+/// the stamps of the nodes those pods were on, in the kept index's order. The counts follow
+/// from those stamps alone (a node's domain and whether the filter counts it follow from its
+/// labels and taints, which its stamp names), so a round whose selected pods sit on nodes with
+/// the same stamps, in the same order, reads the kept counts without tallying them again.
+pub(super) type KeptCounts = Rc<RefCell<HashMap<String, HashMap<String, CountedFrom>>>>;
+
+/// See [`KeptCounts`].
+#[derive(Debug)]
+pub(super) struct CountedFrom {
+    pub(super) stamps: Box<[u64]>,
+    pub(super) counts: Rc<BTreeMap<String, i64>>,
+}
+
+/// See [`WorldMemo::static_answers`]: per question (a fit fingerprint, a node filter), the
+/// answers by stamp.
+pub(super) type KeptAnswers = Rc<RefCell<HashMap<String, StampAnswers>>>;
+
+/// Answers indexed by node stamp (stamps are given in sequence, so a vector is dense enough):
+/// [`NOT_ASKED`], [`REFUSED`] or [`ACCEPTED`].
+pub(super) type StampAnswers = Vec<u8>;
+const NOT_ASKED: u8 = 0;
+const REFUSED: u8 = 1;
+const ACCEPTED: u8 = 2;
+
+/// A node's kept answer under its stamp, asked and kept when not known yet; asked every time
+/// without kept answers or a stamp (0: the node's objects are not named by one).
+pub(super) fn answer_by_stamp(answers: Option<&mut StampAnswers>, stamp: u64, ask: impl FnOnce() -> bool) -> bool {
+    let (Some(answers), Ok(at)) = (answers.filter(|_| stamp != 0), usize::try_from(stamp)) else { return ask() };
+    if at >= answers.len() {
+        answers.resize(at + 1, NOT_ASKED);
+    }
+    match answers[at] {
+        ACCEPTED => true,
+        REFUSED => false,
+        _ => {
+            let answer = ask();
+            answers[at] = if answer { ACCEPTED } else { REFUSED };
+            answer
+        }
+    }
+}
 
 /// Per pod position, a value once computed; shared by the memo and each round's world.
 pub(super) type KeptPerPod<T> = Rc<RefCell<Vec<Option<Rc<T>>>>>;

@@ -8,7 +8,9 @@ use foldhash::HashMap;
 
 use super::{PodsIndexed, World};
 use crate::engine::pod;
+use crate::engine::scheduling::kept_pod_index::InPlace;
 use crate::engine::scheduling::topology::PodFilter;
+use crate::engine::scheduling::world_memo::{CountedFrom, KeptCounts};
 use crate::snapshot::Pod;
 
 /// A topology key's domains on the existing nodes: each node's domain as a number into
@@ -27,6 +29,50 @@ impl<'a> World<'_, 'a> {
         if let Some(hit) = self.counts.borrow().get(key).and_then(|by_filter| by_filter.get(filter.cache_key())) {
             return Rc::clone(hit);
         }
+        let counts = match self.kept_counts_from() {
+            Some((in_place, kept)) => self.kept_or_tallied(key, filter, in_place, kept),
+            None => self.tally(key, filter),
+        };
+        let mut memo = self.counts.borrow_mut();
+        memo.entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), Rc::clone(&counts));
+        counts
+    }
+
+    /// A forecast's counts kept from an earlier round when the pods they count are on nodes
+    /// with the same stamps, in the same order; else tallied, and kept for the next round.
+    fn kept_or_tallied(
+        &self,
+        key: &str,
+        filter: &PodFilter,
+        in_place: &InPlace,
+        kept: &KeptCounts,
+    ) -> Rc<BTreeMap<String, i64>> {
+        let pods = &self.cluster.snapshot.pods;
+        let stamps = || in_place.nodes_matching(filter, pods).map(|i| self.nodes[i].stamp);
+        let known = kept
+            .borrow()
+            .get(key)
+            .and_then(|by_filter| by_filter.get(filter.cache_key()))
+            .and_then(|from| from.stamps.iter().copied().eq(stamps()).then(|| Rc::clone(&from.counts)));
+        if let Some(counts) = known {
+            return counts;
+        }
+        let counts = self.tally(key, filter);
+        let from = CountedFrom { stamps: stamps().collect(), counts: Rc::clone(&counts) };
+        kept.borrow_mut().entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), from);
+        counts
+    }
+
+    /// A forecast's kept counts and the index they are checked against.
+    fn kept_counts_from(&self) -> Option<(&InPlace, &KeptCounts)> {
+        match (&self.pods, &self.kept_counts) {
+            (PodsIndexed::Kept(in_place), Some(kept)) => Some((in_place, kept)),
+            _ => None,
+        }
+    }
+
+    /// [`Self::base_counts`], counted.
+    fn tally(&self, key: &str, filter: &PodFilter) -> Rc<BTreeMap<String, i64>> {
         // Tallied by domain number: a pod costs an index, not a label lookup and a map insert.
         let domains = self.domain_table(key);
         // A scratch tally kept zeroed between calls: zeroing one per call would cost more than
@@ -50,10 +96,7 @@ impl<'a> World<'_, 'a> {
             .map(|&d| (String::from(&*domains.names[d as usize]), std::mem::take(&mut tally[d as usize])))
             .collect();
         *domains.tally.borrow_mut() = tally;
-        let counts = Rc::new(counts);
-        let mut memo = self.counts.borrow_mut();
-        memo.entry(key.to_owned()).or_default().insert(filter.cache_key().to_owned(), Rc::clone(&counts));
-        counts
+        Rc::new(counts)
     }
 
     /// Every node's value of `key`, numbered (memoised per key).

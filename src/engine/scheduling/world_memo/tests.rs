@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::json;
 
-use super::WorldMemo;
-use crate::engine::labels::HOSTNAME;
+use super::{answer_by_stamp, WorldMemo};
+use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pdb::Limits;
 use crate::engine::scheduling::topology::PodFilter;
 use crate::engine::scheduling::World;
@@ -53,6 +53,14 @@ fn counts(world: &World<'_, '_>, app: &str) -> Vec<(String, i64)> {
     world.base_counts(HOSTNAME, &filter).iter().map(|(k, v)| (k.clone(), *v)).collect()
 }
 
+/// The same per zone.
+fn zone_counts(world: &World<'_, '_>, app: &str) -> Vec<(String, i64)> {
+    let selector =
+        LabelSelector { match_labels: Some([("app".to_owned(), app.to_owned())].into()), match_expressions: None };
+    let filter = PodFilter::new(Some(BTreeSet::from(["default".to_owned()])), Some(selector));
+    world.base_counts(ZONE, &filter).iter().map(|(k, v)| (k.clone(), *v)).collect()
+}
+
 /// The world with the memo and the world from scratch, on the same snapshot: equal.
 fn assert_same_as_fresh(s: &Snapshot, memo: &mut WorldMemo) {
     let cluster = Cluster::new(s, now());
@@ -62,6 +70,17 @@ fn assert_same_as_fresh(s: &Snapshot, memo: &mut WorldMemo) {
     assert_eq!(kept.selector_keys, fresh.selector_keys, "the label keys indexed");
     for app in ["big", "small", "other"] {
         assert_eq!(counts(&kept, app), counts(&fresh, app), "counts of {app}");
+        assert_eq!(zone_counts(&kept, app), zone_counts(&fresh, app), "zone counts of {app}");
+    }
+}
+
+/// Sets a label on a node and on its NodeClaim (as a relabel reaches both).
+fn relabel(s: &mut Snapshot, node: &str, key: &str, value: &str) {
+    for n in s.nodes.iter_mut().filter(|n| n.metadata.name == node) {
+        n.metadata.labels.insert(key.into(), value.into());
+    }
+    for c in s.node_claims.iter_mut().filter(|c| c.status.node_name.as_deref() == Some(node)) {
+        c.metadata.labels.insert(key.into(), value.into());
     }
 }
 
@@ -161,4 +180,69 @@ fn a_node_gone_is_forgotten() {
     s.node_claims.retain(|c| c.status.node_name.as_deref() != Some("node-a"));
     assert_same_as_fresh(&s, &mut memo);
     assert_eq!(memo.base_nodes.len(), 1);
+}
+
+/// The counts a round keeps are checked against the stamps of the nodes their pods are on: a
+/// node relabelled into another zone, its pods unmoved, counts them in its new zone.
+#[test]
+fn a_node_relabelled_between_rounds_counts_its_pods_in_its_new_zone() {
+    let mut s = cluster_of_two();
+    let mut memo = WorldMemo::default();
+    assert_same_as_fresh(&s, &mut memo);
+    relabel(&mut s, "node-b", ZONE, "zone-b");
+    assert_same_as_fresh(&s, &mut memo);
+    let cluster = Cluster::new(&s, now());
+    let world = World::reusing(&cluster, &mut memo, Limits::new(&s.pdbs));
+    assert_eq!(zone_counts(&world, "small"), [("zone-b".to_owned(), 1)]);
+    assert_eq!(zone_counts(&world, "big"), [("zone-a".to_owned(), 1)]);
+}
+
+/// A spread's registered domains keep each node's answer to its node filter under the node's
+/// stamp: a node relabelled to pass the filter brings its domain in the next round.
+#[test]
+fn a_node_relabelled_between_rounds_into_a_spreads_node_filter_registers_its_domain() {
+    let mut s = cluster_of_two();
+    relabel(&mut s, "node-a", "rack", "r1");
+    relabel(&mut s, "node-b", "rack", "r2");
+    relabel(&mut s, "node-a", "tier", "x");
+    let spread = json!([{"maxSkew": 1, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "spread"}}}]);
+    let spreading = set(pod("spread", "node-a"), "/spec/topologySpreadConstraints", spread);
+    s.pods.push(serde_json::from_value(set(spreading, "/spec/nodeSelector", json!({"tier": "x"}))).expect("a pod"));
+    let domains = |s: &Snapshot, memo: Option<&mut WorldMemo>| {
+        let cluster = Cluster::new(s, now());
+        let world = match memo {
+            Some(memo) => World::reusing(&cluster, memo, Limits::new(&s.pdbs)),
+            None => World::new(&cluster),
+        };
+        let pod = &s.pods[position(s, "spread")];
+        let terms = world.pod_terms(pod);
+        let filter = terms.spread_filters().next().expect("a spread");
+        world.spread_domains("rack", filter).iter().cloned().collect::<Vec<_>>()
+    };
+    let mut memo = WorldMemo::default();
+    assert_eq!(domains(&s, Some(&mut memo)), ["r1"], "node-b is not tier x");
+    relabel(&mut s, "node-b", "tier", "x");
+    assert_eq!(domains(&s, Some(&mut memo)), ["r1", "r2"]);
+    assert_eq!(domains(&s, None), ["r1", "r2"]);
+}
+
+/// A kept answer is asked once per stamp; without a stamp, or without kept answers, every time.
+#[test]
+fn an_answer_is_asked_once_per_stamp() {
+    let mut asked = 0;
+    let mut answers = Vec::new();
+    let mut ask = |answers: Option<&mut Vec<u8>>, stamp: u64| {
+        answer_by_stamp(answers, stamp, || {
+            asked += 1;
+            stamp % 2 == 1
+        })
+    };
+    assert!(ask(Some(&mut answers), 3));
+    assert!(ask(Some(&mut answers), 3));
+    assert!(!ask(Some(&mut answers), 2));
+    assert!(!ask(Some(&mut answers), 0));
+    assert!(!ask(Some(&mut answers), 0));
+    assert!(ask(None, 3));
+    assert_eq!(asked, 5, "stamp 3 and 2 once each, stamp 0 and no answers every time");
 }
