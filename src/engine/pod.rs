@@ -167,17 +167,23 @@ pub(crate) fn requests(pod: &Pod) -> Resources {
 /// Adds `other` into `into`, key by key.
 pub(crate) fn add(into: &mut Resources, other: &Resources) {
     for (k, v) in other {
-        let entry = into.entry(k.clone()).or_insert(Quantity::ZERO);
-        *entry = entry.plus(*v);
+        combine(into, k, |q| q.plus(*v));
     }
 }
 
 fn max_into(into: &mut Resources, other: &Resources) {
     for (k, v) in other {
-        let entry = into.entry(k.clone()).or_insert(Quantity::ZERO);
-        if *v > *entry {
-            *entry = *v;
-        }
+        combine(into, k, |q| q.max(*v));
+    }
+}
+
+/// Replaces the quantity of `key` in `into` (zero when absent) by `with` of it. The key is
+/// copied only when it is new, which on a running sum is rarely.
+fn combine(into: &mut Resources, key: &str, with: impl FnOnce(Quantity) -> Quantity) {
+    if let Some(q) = into.get_mut(key) {
+        *q = with(*q);
+    } else {
+        into.insert(key.to_owned(), with(Quantity::ZERO));
     }
 }
 

@@ -26,9 +26,11 @@ pub struct BaseNode<'a> {
     pub taints: Rc<[Taint]>,
     /// Allocatable minus the requests of every non-terminal pod bound to it.
     pub available: Rc<Resources>,
-    /// `available`'s cpu and memory in milli-units, for the first-fit search's pruning.
+    /// `available`'s cpu and memory in milli-units, for the first-fit search's pruning, and
+    /// its pods (every pod requests one), read for every node a pod is tried on.
     pub free_cpu: i128,
     pub free_memory: i128,
+    pub free_pods: i128,
     /// Active pods (counted by topology).
     pub pods: Vec<&'a Pod>,
     pub host_ports: Rc<[HostPort]>,
@@ -165,13 +167,14 @@ impl Simulation<'_, '_, '_> {
 
 /// What is left of a resource on `node` with `placed` on it.
 fn free_on(node: &BaseNode<'_>, placed: Option<&Placed>, resource: &str) -> Quantity {
-    // cpu and memory, asked of every node a pod is tried on, are kept in milli-units.
+    // cpu, memory and pods, asked of every node a pod is tried on, are kept in milli-units.
     let in_milli = |free: i128, used: fn(&Placed) -> i128| {
         Quantity::from_milli(placed.map_or(free, |p| free.saturating_sub(used(p))))
     };
     match resource {
         "cpu" => in_milli(node.free_cpu, |p| p.used_cpu),
         "memory" => in_milli(node.free_memory, |p| p.used_memory),
+        "pods" => in_milli(node.free_pods, |p| p.used_pods),
         _ => {
             let base = node.available.get(resource).copied().unwrap_or_default();
             placed.and_then(|p| p.used.get(resource)).map_or(base, |u| base.minus(*u))
@@ -215,6 +218,7 @@ pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: N
         taints,
         free_cpu: milli("cpu"),
         free_memory: milli("memory"),
+        free_pods: milli("pods"),
         available,
         pods: node.pods.iter().copied().filter(|p| cluster.is_active(p)).collect(),
         host_ports,

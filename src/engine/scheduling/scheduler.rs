@@ -92,9 +92,10 @@ const ERRORS_LISTED: usize = 5;
 #[derive(Debug, Default, Clone)]
 pub(super) struct Placed {
     pub(super) used: Resources,
-    /// `used`'s cpu and memory in milli-units, which every first-fit scan reads.
+    /// `used`'s cpu, memory and pods in milli-units, which every first-fit scan reads.
     pub(super) used_cpu: i128,
     pub(super) used_memory: i128,
+    pub(super) used_pods: i128,
     pub(super) host_ports: Vec<HostPort>,
     /// Claims of the pods placed, on nodes with attach limits.
     pub(super) volumes: super::volume_usage::Volumes,
@@ -472,7 +473,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let placed = self.placed.entry(i).or_default();
         pod::add(&mut placed.used, requests);
         let milli = |k: &str| placed.used.get(k).map_or(0, |q| q.milli());
-        (placed.used_cpu, placed.used_memory) = (milli("cpu"), milli("memory"));
+        (placed.used_cpu, placed.used_memory, placed.used_pods) = (milli("cpu"), milli("memory"), milli("pods"));
         placed.host_ports.extend(host_ports(pod));
         if let Some(volumes) = volumes {
             super::volume_usage::union_into(&mut placed.volumes, &volumes);
