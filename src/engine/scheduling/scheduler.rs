@@ -285,18 +285,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
             return false;
         }
-        let mut relaxed = Cow::Borrowed(pod);
-        preferences::ignore_preferences(&mut relaxed);
-        let requirements = pod_data::node_requirements(&relaxed, self.world.cluster);
-        let claimable = |r: &Requirements| {
-            r.get(HOSTNAME).is_none_or(|h| h.values.iter().any(|v| v.starts_with(node_claim::PLACEHOLDER_PREFIX)))
-        };
-        if requirements.iter().any(claimable) {
-            return false;
-        }
-        self.world
-            .pinned_positions(&requirements)
-            .is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
+        self.world.relaxed_pins(pod).is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
     }
 
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on

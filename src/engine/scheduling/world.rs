@@ -119,6 +119,8 @@ pub struct World<'c, 'a> {
     /// Per class of pods (requests, tolerations, pass): every node's answer before its labels
     /// (`fit_error.rs`).
     refusal_classes: RefCell<HashMap<String, Rc<RefusalClass>>>,
+    /// Per pod (by address): [`World::relaxed_pins`].
+    relaxed_pins: RefCell<HashMap<usize, Option<Rc<[usize]>>>>,
 }
 
 /// Counts per value, memoised by topology key, then by the filter's cache key (looked up by
@@ -308,6 +310,7 @@ impl<'c, 'a> World<'c, 'a> {
             by_hostname: std::cell::OnceCell::new(),
             shared_baselines: Default::default(),
             refusal_classes: RefCell::default(),
+            relaxed_pins: RefCell::default(),
         };
         // A forecast keeps each pod's terms from round to round: the groups read their filters.
         let groups = {
@@ -532,6 +535,28 @@ impl<'c, 'a> World<'c, 'a> {
         positions.sort_unstable();
         positions.dedup();
         Some(positions)
+    }
+
+    /// The destination positions a snapshot pod's node requirements pin it to with every
+    /// preference relaxed, when no new NodeClaim could take it either (a claim's hostname is a
+    /// placeholder, `NewNodeClaim`); `None` when it is not pinned so. A function of the pod
+    /// and the nodes alone: memoised per pod for every simulation of the world.
+    pub(super) fn relaxed_pins(&self, pod: &'a Pod) -> Option<Rc<[usize]>> {
+        let key = address(pod);
+        if let Some(known) = self.relaxed_pins.borrow().get(&key) {
+            return known.clone();
+        }
+        let mut relaxed = Cow::Borrowed(pod);
+        super::preferences::ignore_preferences(&mut relaxed);
+        let requirements = super::pod_data::node_requirements(&relaxed, self.cluster);
+        let claimable = |r: &Requirements| {
+            r.get(HOSTNAME)
+                .is_none_or(|h| h.values.iter().any(|v| v.starts_with(super::node_claim::PLACEHOLDER_PREFIX)))
+        };
+        let pins: Option<Rc<[usize]>> =
+            if requirements.iter().any(claimable) { None } else { self.pinned_positions(&requirements).map(Rc::from) };
+        self.relaxed_pins.borrow_mut().insert(key, pins.clone());
+        pins
     }
 
     /// Whether a spread with this filter counts pods on node `i` (its node filter).
