@@ -108,7 +108,6 @@ for cluster in "${clusters[@]}"; do
   cat "$WORK/synth.log" >&2
   node="$(sed -n 's/^explain: //p' "$WORK/synth.log")"
   pool="$(head -c 2000000 "$file" | grep -o '"kind":"NodePool","metadata":{"name":"[^"]*"' | head -n 1 | sed 's/.*"name":"//; s/"$//')"
-  mib="$(( $(stat -c %s "$file") / 1048576 ))"
   runs="$RUNS"; [ "$nodes" -ge 10000 ] && runs=1
   server_pid=""
   if [ "$LIVE" = 1 ] && [ "$nodes" -le "$LIVE_MAX_NODES" ] && [[ " $COMMANDS " == *" live "* ]]; then
@@ -163,8 +162,12 @@ for cluster in "${clusters[@]}"; do
     done
     for which in "${binaries[@]}"; do
       [ -n "${walls[$which]:-}" ] || continue
-      # shellcheck disable=SC2086
-      wall="$(median ${walls[$which]})"; cpu="$(median ${cpus[$which]})"; peak="$(median ${peaks[$which]})"
+      # shellcheck disable=SC2086 # the runs' figures, one word each
+      {
+        wall="$(median ${walls[$which]})"
+        cpu="$(median ${cpus[$which]})"
+        peak="$(median ${peaks[$which]})"
+      }
       per="$(python3 -c "print(f'{$wall / ($nodes / 1000):.2f}')")"
       rows+=("| ${label} | ${nodes}×${pods} | \`${command}\` | ${which} | ${wall} | ${cpu} | ${peak} | ${per} | $(date -u +%H:%M) | ${status[$which]} |")
     done

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# bench/forecast-ratio.sh: what a forecast to steady state costs, in `plan`s of the same cluster
+# (issue 19's target: at most 10 at 2,000 nodes and 60,000 pods).
+#
+# The two commands run in turn, plan then forecast, RUNS times after one warm-up of each, so
+# that each pair sees the machine at the same speed; each pair's ratio is printed, then the
+# median ratio of wall and of CPU (user + system) time. On a shared machine whose speed drifts
+# by a third from one minute to the next, timing the commands in separate series (as
+# `bench/run.sh` does, one command after the other) can move the ratio by as much.
+#
+# Usage:  bench/forecast-ratio.sh
+# Env:    NODES=2000     cluster size (30 pods per node, 20 NodePools, one PDB per 50 pods,
+#                        seed 1: the same snapshot `bench/run.sh` generates)
+#         RUNS=5         pairs measured
+#         WORK=/tmp/kubectl-consolidation-bench   where the snapshot goes (kept for reuse)
+#         NO_BUILD=1     measure the release binary already built
+set -euo pipefail
+
+NODES="${NODES:-2000}"
+RUNS="${RUNS:-5}"
+WORK="${WORK:-/tmp/kubectl-consolidation-bench}"
+NO_BUILD="${NO_BUILD:-0}"
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+mkdir -p "$WORK"
+if [ "$NO_BUILD" != 1 ]; then
+  echo "building (release)…" >&2
+  cargo build --release --quiet --bin kubectl-consolidation --example synth
+fi
+target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+bin="$target/release/kubectl-consolidation"
+synth="$target/release/examples/synth"
+
+pods=$((NODES * 30))
+file="$WORK/synth-plain-${NODES}.json"
+if [ ! -s "$file" ]; then
+  echo "generating $file" >&2
+  "$synth" --nodes "$NODES" --pods "$pods" --pools 20 --pdbs $((pods / 50)) --seed 1 -o "$file" 2>/dev/null
+fi
+
+# timed CMD...: prints "wall_s cpu_s" of one run (output discarded; a failure stops the script).
+timed() {
+  local stats
+  stats="$(mktemp)"
+  /usr/bin/time -f '%e %U %S' -o "$stats" "$@" >/dev/null
+  read -r wall user sys <"$stats"
+  rm -f "$stats"
+  echo "$wall $(python3 -c "print(f'{$user + $sys:.2f}')")"
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+plan=("$bin" --snapshot "$file" plan -o json)
+forecast=("$bin" --snapshot "$file" forecast -o json)
+timed "${plan[@]}" >/dev/null
+timed "${forecast[@]}" >/dev/null
+
+echo "| pair | plan wall s | plan CPU s | forecast wall s | forecast CPU s | wall ratio | CPU ratio | taken (UTC) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+wall_ratios=()
+cpu_ratios=()
+for ((run = 1; run <= RUNS; run++)); do
+  read -r plan_wall plan_cpu < <(timed "${plan[@]}")
+  read -r forecast_wall forecast_cpu < <(timed "${forecast[@]}")
+  wall_ratio="$(python3 -c "print(f'{$forecast_wall / $plan_wall:.2f}')")"
+  cpu_ratio="$(python3 -c "print(f'{$forecast_cpu / $plan_cpu:.2f}')")"
+  wall_ratios+=("$wall_ratio")
+  cpu_ratios+=("$cpu_ratio")
+  echo "| $run | $plan_wall | $plan_cpu | $forecast_wall | $forecast_cpu | $wall_ratio | $cpu_ratio | $(date -u +%H:%M) |"
+done
+echo
+echo "${NODES} nodes × ${pods} pods, $(git describe --always --dirty 2>/dev/null || echo '?'):" \
+  "forecast / plan, median of ${RUNS} pairs: wall $(median "${wall_ratios[@]}")×, CPU $(median "${cpu_ratios[@]}")×"
