@@ -55,6 +55,8 @@ impl<'a> World<'_, 'a> {
             .and_then(|by_filter| by_filter.get(filter.cache_key()))
             .and_then(|from| from.stamps.iter().copied().eq(stamps()).then(|| Rc::clone(&from.counts)));
         if let Some(counts) = known {
+            // Debug builds count anyway and hold the kept counts to it.
+            debug_assert_eq!(*counts, *self.tally(key, filter), "kept counts of {key} for {}", filter.cache_key());
             return counts;
         }
         let counts = self.tally(key, filter);
