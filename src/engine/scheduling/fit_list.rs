@@ -68,6 +68,11 @@ impl FitList {
         self.all.positions.iter().copied()
     }
 
+    /// Whether the node at `position` (destination order) is in the list.
+    pub fn contains(&self, position: usize) -> bool {
+        self.all.positions.binary_search(&position).is_ok()
+    }
+
     /// Positions in the destination order of the nodes that may have room for `cpu` and
     /// `memory` (milli-units) and, when `zones` is given, lie in one of them; in order.
     pub fn with_room<'s>(&'s self, cpu: i128, memory: i128, zones: Option<&BTreeSet<&str>>) -> InOrder<'s> {

@@ -81,6 +81,16 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         })
     }
 
+    /// [`Self::any_matching`] among the pods pushed after the first `from` only.
+    pub(super) fn any_matching_since(&self, filter: &PodFilter, from: usize) -> bool {
+        filter.selector.is_some() && self.pods.iter().skip(from).any(|(_, pod)| filter.matches(pod))
+    }
+
+    /// How many pods were pushed.
+    pub(super) fn len(&self) -> usize {
+        self.pods.len()
+    }
+
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
     pub(super) fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {

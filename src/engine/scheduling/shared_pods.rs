@@ -18,12 +18,17 @@
 //! has a required anti-affinity term selecting it, no candidate holds one), every node holding
 //! the same pods as then answers as then: each refused, up to the baseline's destination `L`,
 //! which took the pod. Only the nodes whose pods differ are asked again: each one before `L`
-//! must still refuse, and `L`, if it holds a pod it did not hold then, must still accept (one
-//! that only lost pods still has the room, ports and attach slots it had). A removed `L` is
-//! never reused. `shared_pods/tests.rs` checks the claim against the pod-by-pod pass on random
+//! that lost a pod must still refuse, and `L`, if it holds a pod it did not hold then, must still
+//! accept (one that only lost pods still has the room, ports and attach slots it had). A node
+//! before `L` that only gained pods needs no asking: it refused the pod then, and every check
+//! it failed refuses at least as much with more pods on it (room, host ports, attach slots, the
+//! anti-affinity of the pods it holds; its labels and taints never change, and the rules read
+//! the same counts). A node outside the pod's static fit (its labels and taints refuse the pod)
+//! is never one the first-fit search tries. A removed `L` is never reused. `shared_pods/tests.rs` checks the claim against the pod-by-pod pass on random
 //! clusters, and that dropping any one of these conditions breaks it.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -32,7 +37,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use super::pod_index::PodIndex;
 use super::pod_requests::address;
 use super::scheduler::{Landing, Options, Simulation};
-use super::topology::{PodTerms, Rules};
+use super::topology::{PodFilter, PodTerms, Rules};
 use super::world::World;
 use crate::snapshot::Pod;
 
@@ -107,11 +112,14 @@ pub(super) struct Tracker<'a> {
     moved: PodIndex<'a, ()>,
     /// The terms of those of them with required anti-affinity.
     moved_anti: Vec<Rc<PodTerms>>,
-    /// Positions (destination order) of the existing nodes whose pods differ from the
-    /// baseline's at this point.
-    changed: BTreeSet<usize>,
+    /// Positions (destination order) of the existing nodes that lost a pod against the
+    /// baseline at this point (a shared pod that went elsewhere).
+    emptier: BTreeSet<usize>,
     /// Existing nodes holding a pod they did not hold in the baseline.
     fuller: HashSet<usize>,
+    /// Per topology filter (by address: the terms are shared and outlive the simulation):
+    /// whether it selects a moved pod, and how many moved pods that answer covers.
+    seen_filters: RefCell<HashMap<usize, (bool, usize)>>,
     /// Shared pods whose first attempt is still to come: once none is, nothing is tracked.
     shared_left: usize,
     /// Shared pods taken from the baseline, for tests and profiles.
@@ -133,7 +141,8 @@ impl<'a> Tracker<'a> {
             candidates: candidates.to_vec(),
             moved: PodIndex::new([], Some(std::sync::Arc::clone(&world.selector_keys))),
             moved_anti: Vec::new(),
-            changed: BTreeSet::new(),
+            emptier: BTreeSet::new(),
+            seen_filters: RefCell::default(),
             fuller: HashSet::new(),
             shared_left: shared,
             reused: 0,
@@ -151,15 +160,21 @@ impl<'a> Simulation<'_, '_, 'a> {
         if self.excluded[node] || self.topology_moved_for(tracker, shared, pod) {
             return None;
         }
+        // Only the nodes before `L` that lost a pod can take it now (see the module's comment),
+        // and only those in its static fit are ever tried; most are full again, which
+        // `has_room` settles before anything else is read.
+        let before = tracker.baseline.position[node];
+        if tracker.emptier.range(..before).next().is_none() && !tracker.fuller.contains(&node) {
+            return Some(node);
+        }
         let requests = self.world.requests(pod);
         let milli = |k: &str| requests.get(k).map_or(0, |q| q.milli());
         let (cpu, memory) = (milli("cpu"), milli("memory"));
-        // Most changed nodes are full: `has_room` settles them before anything else is read.
-        let earlier = tracker.changed.range(..tracker.baseline.position[node]).map(|&p| self.world.order[p]);
-        let earlier = earlier.filter(|&i| self.has_room(i, cpu, memory)).map(|i| (i, false));
-        let mut asked = earlier.chain(tracker.fuller.contains(&node).then_some((node, true)));
-        let Some(first) = asked.next() else { return Some(node) };
         let fit = self.world.pod_fit(pod);
+        let earlier = tracker.emptier.range(..before).filter(|&&p| fit.fits.contains(p));
+        let earlier = earlier.map(|&p| self.world.order[p]).filter(|&i| self.has_room(i, cpu, memory));
+        let mut asked = earlier.map(|i| (i, false)).chain(tracker.fuller.contains(&node).then_some((node, true)));
+        let Some(first) = asked.next() else { return Some(node) };
         // The rules are the baseline's (the counts they read are unchanged); `L` passed them
         // there, and a node's domains never change.
         let no_rules = Rules::default();
@@ -175,10 +190,30 @@ impl<'a> Simulation<'_, '_, 'a> {
     /// sits elsewhere has a required anti-affinity term selecting it, or a candidate holds a
     /// pod whose term selects it.
     fn topology_moved_for(&self, tracker: &Tracker<'a>, shared: &SharedPod, pod: &'a Pod) -> bool {
-        let moved = |f| self.gone.any_matching(f) || tracker.moved.any_matching(f);
-        shared.terms.filters().any(moved)
+        shared.terms.filters().any(|f| self.selects_a_moved_pod(tracker, f))
             || tracker.moved_anti.iter().any(|t| t.required_anti.iter().any(|(_, f)| f.matches(pod)))
             || tracker.candidates.iter().any(|c| shared.holders.binary_search(c).is_ok())
+    }
+
+    /// Whether `filter` selects a pod that left a candidate or sits elsewhere than in the
+    /// baseline. Siblings share their terms, so the answer is kept per filter: the candidates'
+    /// pods never change during a simulation and the moved pods are only ever appended, so a
+    /// filter that selected none is asked again only about the pods moved since.
+    fn selects_a_moved_pod(&self, tracker: &Tracker<'a>, filter: &PodFilter) -> bool {
+        let key = std::ptr::from_ref(filter) as usize;
+        let mut seen = tracker.seen_filters.borrow_mut();
+        let moved = tracker.moved.len();
+        let (selects, asked) = *seen.entry(key).or_insert_with(|| (self.gone.any_matching(filter), 0));
+        if selects || asked == moved {
+            return selects;
+        }
+        let selects = if asked == 0 {
+            tracker.moved.any_matching(filter)
+        } else {
+            tracker.moved.any_matching_since(filter, asked)
+        };
+        seen.insert(key, (selects, moved));
+        selects
     }
 
     /// Records a first attempt's landing against the baseline: `shared` pods that went where
@@ -202,10 +237,10 @@ impl<'a> Simulation<'_, '_, 'a> {
             Some(Landing::Node(i)) => Some(i),
             _ => None,
         };
-        let positions: Vec<usize> = emptier.into_iter().chain(fuller).map(|i| tracker.baseline.position[i]).collect();
+        let emptier = emptier.map(|i| tracker.baseline.position[i]);
         let terms = self.world.pod_terms(pod);
         let Some(tracker) = self.shared.as_mut() else { return };
-        tracker.changed.extend(positions);
+        tracker.emptier.extend(emptier);
         tracker.fuller.extend(fuller);
         tracker.moved.push((), pod);
         if !terms.required_anti.is_empty() {

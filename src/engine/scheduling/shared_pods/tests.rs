@@ -126,3 +126,23 @@ fn random_clusters_simulate_the_same_with_and_without_the_baseline() {
     }
     assert!(reused > compared, "reuse is common: {reused} pods over {compared} simulations");
 }
+
+#[test]
+fn a_filter_that_selected_no_moved_pod_is_asked_again_about_the_pods_moved_since() {
+    let snap = two_zones();
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    let index = |name: &str| (0..cluster.nodes.len()).find(|&i| cluster.nodes[i].name == name).unwrap_or(usize::MAX);
+    let pod = |name: &str| snap.pods.iter().find(|p| p.metadata.name == name).expect("pod in the snapshot");
+    // `near`'s required affinity selects the `db` pods; candidate n2 holds none of them.
+    let mut sim = Simulation::new(&world, &[index("n2")], Options { consolidation: true, ..Options::default() });
+    let mut tracker = sim.shared.take().expect("reuse applies");
+    let terms = world.pod_terms(pod("pending-near"));
+    let db = terms.filters().next().expect("near's affinity term");
+    assert!(!sim.selects_a_moved_pod(&tracker, db), "nothing of db moved");
+    tracker.moved.push((), pod("small-0"));
+    assert!(!sim.selects_a_moved_pod(&tracker, db), "small is not db");
+    tracker.moved.push((), pod("db-0"));
+    assert!(sim.selects_a_moved_pod(&tracker, db), "db-0 moved after the filter was last asked");
+    assert_eq!(tracker.seen_filters.borrow().len(), 1, "one answer kept per filter");
+}
