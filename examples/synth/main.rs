@@ -47,6 +47,11 @@ struct Args {
     /// without claims, to time volume handling against (`plan` on both).
     #[arg(long)]
     no_pvcs: bool,
+    /// Drop what every candidate's simulation shares: the pending pods, and the
+    /// `karpenter.sh/disrupted` taint of the nodes being disrupted (they stay, with their pods,
+    /// as ordinary nodes). The same cluster otherwise, to time `plan` with and without them.
+    #[arg(long)]
+    no_shared: bool,
     /// Percentage of workloads of at most 5 replicas that are StatefulSets with a PVC per pod.
     #[arg(long, default_value_t = 3.0)]
     stateful_pct: f64,
@@ -78,6 +83,12 @@ fn main() -> ExitCode {
         synth.snapshot.pvs.clear();
         for pod in &mut synth.snapshot.pods {
             pod.spec.volumes.clear();
+        }
+    }
+    if args.no_shared {
+        synth.snapshot.pods.retain(|pod| pod.spec.node_name.is_some());
+        for node in &mut synth.snapshot.nodes {
+            node.spec.taints.retain(|taint| taint.key != "karpenter.sh/disrupted");
         }
     }
     let generated = started.elapsed();

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
+use super::host_port_usage::{host_port_conflict, HostPort};
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
 use super::scheduler::{Placed, Simulation};
@@ -125,7 +125,7 @@ impl Simulation<'_, '_, '_> {
             }
         }
         let ports_taken = node.host_ports.iter().chain(placed.iter().flat_map(|p| p.host_ports.iter()));
-        if host_port_conflict(&host_ports(pod), ports_taken) {
+        if host_port_conflict(&self.world.host_ports(pod), ports_taken) {
             return Err("node(s) didn't have free ports for the requested pod ports".into());
         }
         for (resource, want) in requests {

@@ -3,6 +3,10 @@
 //! Mirrors karpenter `pkg/scheduling/hostportusage.go` (`GetHostPorts`, `HostPortUsage.Conflicts`),
 //! which follows kube-scheduler's NodePorts filter.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
+use crate::engine::pod_table::position_in;
 use crate::snapshot::Pod;
 
 /// `(port, protocol, host IP)`.
@@ -22,6 +26,29 @@ pub(crate) fn host_ports(pod: &Pod) -> Vec<HostPort> {
             Some((port, protocol, p.host_ip.clone().unwrap_or_else(|| "0.0.0.0".into())))
         })
         .collect()
+}
+
+/// Every snapshot pod's host ports, by position in `snapshot.pods`, worked out when first
+/// asked: the first-fit checks ask on every node they try, and each landing asks again.
+#[derive(Debug)]
+pub(crate) struct HostPortTable<'a> {
+    pods: &'a [Pod],
+    ports: Vec<OnceCell<Box<[HostPort]>>>,
+}
+
+impl<'a> HostPortTable<'a> {
+    pub(crate) fn new(pods: &'a [Pod]) -> Self {
+        HostPortTable { pods, ports: std::iter::repeat_with(OnceCell::new).take(pods.len()).collect() }
+    }
+
+    /// [`host_ports`] of `pod`: kept for a pod of the snapshot, worked out for any other (a
+    /// copy with preferences relaxed).
+    pub(crate) fn of<'s>(&'s self, pod: &Pod) -> Cow<'s, [HostPort]> {
+        match position_in(self.pods, pod).and_then(|at| self.ports.get(at)) {
+            Some(cell) => Cow::Borrowed(cell.get_or_init(|| host_ports(pod).into_boxed_slice())),
+            None => Cow::Owned(host_ports(pod)),
+        }
+    }
 }
 
 /// Whether any of `wanted` clashes with a port in `used`: same port and protocol, and the same

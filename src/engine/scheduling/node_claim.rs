@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::host_port_usage::{host_port_conflict, host_ports, HostPort};
+use super::host_port_usage::{host_port_conflict, HostPort};
 use super::instance_types::{allocatable, instance_type_compatible, offering_compatible, sort_by_cheapest};
 use super::node_claim_template::Template;
 use super::requirements::{Incompatible, Requirement, Requirements};
@@ -167,7 +167,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
                 return Err(format!("all available instance types exceed limits for nodepool, NodePool={pool}"));
             }
         }
-        let wanted = host_ports(pod);
+        let wanted = self.world.host_ports(pod);
         let blocked_by_pods = !wanted.is_empty() && host_port_conflict(&wanted, claim.host_ports.iter());
         let groups: Vec<Option<Resources>> = template
             .daemon_groups
@@ -238,7 +238,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
         claim.reserved = reserve;
         pod::add(&mut claim.requests, requests);
         claim.pods.push(pod);
-        claim.host_ports.extend(host_ports(pod));
+        claim.host_ports.extend(self.world.host_ports(pod).iter().cloned());
         self.land(Landing::Claim(i), pod);
     }
 

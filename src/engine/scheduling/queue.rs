@@ -5,31 +5,76 @@
 
 use std::cmp::{Ordering, Reverse};
 
+use jiff::Timestamp;
+
 use super::world::World;
+use crate::quantity::Quantity;
 use crate::snapshot::Pod;
+
+/// A pod to place: (pod, already pending, from a deleting node).
+pub(super) type Queued<'a> = (&'a Pod, bool, bool);
+
+/// What [`sort`] orders pods by.
+type SortKey<'p> = (Reverse<Quantity>, Reverse<Quantity>, Option<Timestamp>, &'p str, ObjectKey<'p>);
+
+/// Where a queued pod was gathered from: pending pods first (`(0, k)`, in the world's order),
+/// then each node's pods (`(1 + node, k)`), in order. Ordering by the sort key and then by this
+/// is the stable sort by the key of the pods as gathered.
+pub(super) type Gathered = (usize, usize);
+
+/// A queued pod with its sort key and where it was gathered from, in queue order.
+pub(super) type Keyed<'a> = (SortKey<'a>, Gathered, Queued<'a>);
+
+fn sort_key<'p>(pod: &'p Pod, world: &World<'_, '_>) -> SortKey<'p> {
+    let requests = world.requests(pod);
+    let get = |k: &str| requests.get(k).copied().unwrap_or_default();
+    (
+        Reverse(get("cpu")),
+        Reverse(get("memory")),
+        pod.metadata.creation_timestamp,
+        pod.metadata.uid.as_str(),
+        ObjectKey { namespace: pod.metadata.namespace.as_deref(), name: &pod.metadata.name },
+    )
+}
 
 /// Sorts the pods to place: cpu request descending, then memory descending, then creation time,
 /// then UID (`byCPUAndMemoryDescending`); the pod's key last, for inputs without UIDs.
 ///
-/// Each pod's sort key is read once (not once per comparison): the queue of every simulation
-/// holds all pending pods and the pods of every deleting node, so this runs over and over.
-pub(super) fn sort(queue: &mut [(&Pod, bool, bool)], world: &World<'_, '_>) {
-    queue.sort_by_cached_key(|&(pod, ..)| {
-        let requests = world.requests(pod);
-        let get = |k: &str| requests.get(k).copied().unwrap_or_default();
-        (
-            Reverse(get("cpu")),
-            Reverse(get("memory")),
-            pod.metadata.creation_timestamp,
-            pod.metadata.uid.as_str(),
-            ObjectKey { namespace: pod.metadata.namespace.as_deref(), name: &pod.metadata.name },
-        )
-    });
+/// Each pod's sort key is read once (not once per comparison), and the sort is stable.
+pub(super) fn sort(queue: &mut [Queued<'_>], world: &World<'_, '_>) {
+    queue.sort_by_cached_key(|&(pod, ..)| sort_key(pod, world));
+}
+
+/// `pods` (with where each was gathered from) with their sort keys, in queue order.
+pub(super) fn keyed<'a>(
+    pods: impl IntoIterator<Item = (Gathered, Queued<'a>)>,
+    world: &World<'_, '_>,
+) -> Vec<Keyed<'a>> {
+    let mut keyed: Vec<Keyed<'a>> = pods.into_iter().map(|(from, q)| (sort_key(q.0, world), from, q)).collect();
+    keyed.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    keyed
+}
+
+/// The queue of `shared` and `own` (each in queue order, gathered from different places): the
+/// order [`sort`] gives the pods of both as gathered, without sorting `shared` again. Every
+/// simulation queues the same shared pods (pending ones, those of deleting nodes) beside a few
+/// of its own.
+pub(super) fn merged<'a>(shared: &[Keyed<'a>], own: &[Keyed<'a>]) -> Vec<Queued<'a>> {
+    let mut queue = Vec::with_capacity(shared.len() + own.len());
+    let mut from = 0;
+    for mine in own {
+        let before = from + shared[from..].partition_point(|s| (&s.0, s.1) < (&mine.0, mine.1));
+        queue.extend(shared[from..before].iter().map(|s| s.2));
+        queue.push(mine.2);
+        from = before;
+    }
+    queue.extend(shared[from..].iter().map(|s| s.2));
+    queue
 }
 
 /// `namespace/name` (or `name`), ordered as that string would be, without building it.
 #[derive(Debug, Clone, Copy)]
-struct ObjectKey<'a> {
+pub(super) struct ObjectKey<'a> {
     namespace: Option<&'a str>,
     name: &'a str,
 }

@@ -13,7 +13,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::host_port_usage::{host_ports, HostPort};
+use super::host_port_usage::HostPort;
 use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
 use super::pod_index::PodIndex;
@@ -131,26 +131,40 @@ pub(super) struct Simulation<'w, 'c, 'a> {
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     pub(super) fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
-        let mut queue: Vec<(&'a Pod, bool, bool)> = world.pending.iter().map(|p| (*p, true, false)).collect();
         let mut excluded = vec![false; cluster.nodes.len()];
         let mut excluded_list: Vec<usize> = candidates.iter().chain(&world.deleting).copied().collect();
         excluded_list.sort_unstable();
         excluded_list.dedup();
         for &i in &excluded_list {
             excluded[i] = true;
-            if candidates.contains(&i) {
-                let lifted = options.lift_pod_gates;
-                for p in &cluster.nodes[i].pods {
-                    if pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)) {
-                        queue.push((p, false, false));
-                    }
-                }
-            } else if let Ok(k) = world.deleting.binary_search(&i) {
-                // A deleting node's movers are the same in every simulation: found once.
-                queue.extend(world.deleting_movers()[k].iter().map(|p| (*p, false, true)));
-            }
         }
-        queue::sort(&mut queue, world);
+        let mut own_candidates: Vec<usize> = candidates.to_vec();
+        own_candidates.sort_unstable();
+        own_candidates.dedup();
+        let own = own_candidates.iter().flat_map(|&i| {
+            let lifted = options.lift_pod_gates;
+            let movers = cluster.nodes[i]
+                .pods
+                .iter()
+                .filter(move |p| pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)));
+            movers.enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, false)))
+        });
+        let queue = if own_candidates.iter().any(|&i| world.is_deleting(i)) {
+            // A deleting candidate's pods are its own here, not shared: gathered and sorted whole.
+            let mut queue: Vec<queue::Queued<'a>> = world.pending.iter().map(|p| (*p, true, false)).collect();
+            for &i in &excluded_list {
+                if own_candidates.binary_search(&i).is_ok() {
+                    queue.extend(own.clone().filter(|((n, _), _)| *n == 1 + i).map(|(_, q)| q));
+                } else if let Ok(k) = world.deleting.binary_search(&i) {
+                    queue.extend(world.deleting_movers()[k].iter().map(|p| (*p, false, true)));
+                }
+            }
+            queue::sort(&mut queue, world);
+            queue
+        } else {
+            // The shared pods are sorted once per world; only the candidates' pods are sorted here.
+            queue::merged(world.shared_queue(), &queue::keyed(own, world))
+        };
         let shared = queue.iter().filter(|&&(_, pending, from_deleting)| pending || from_deleting).count();
         let remaining = remaining_limits(world, &excluded_list);
         // The deleting nodes' pods are gone in every simulation: the world's staying counts
@@ -463,7 +477,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         pod::add(&mut placed.used, requests);
         let milli = |k: &str| placed.used.get(k).map_or(0, |q| q.milli());
         (placed.used_cpu, placed.used_memory, placed.used_pods) = (milli("cpu"), milli("memory"), milli("pods"));
-        placed.host_ports.extend(host_ports(pod));
+        placed.host_ports.extend(self.world.host_ports(pod).iter().cloned());
         if let Some(volumes) = volumes {
             super::volume_usage::union_into(&mut placed.volumes, &volumes);
         }

@@ -18,12 +18,14 @@ use super::anti_affinity_index::{AntiAffinityGroups, TermsOf};
 use super::existing_node::{base_node, BaseNode, DaemonPod};
 use super::fit_error::RefusalClass;
 use super::fit_list::FitList;
+use super::host_port_usage::{HostPort, HostPortTable};
 use super::instance_types::instance_type_values;
 use super::kept_pod_index::{InPlace, KeptPodIndex};
 use super::node_claim_template::{daemon_pods, templates, Template};
 use super::pod_index::{IndexedKeys, PodIndex};
 use super::pod_requests::{address, PodRequests};
 use super::preferences::Preferences;
+use super::queue;
 use super::requirements::Requirements;
 use super::scheduler::Settings;
 use super::shared_pods::Baseline;
@@ -72,6 +74,8 @@ pub struct World<'c, 'a> {
     held: Vec<std::cell::OnceCell<HashSet<usize>>>,
     /// Per pod, its requests; pods of one workload share one map.
     requests: PodRequests<'a>,
+    /// Per pod, its host ports once asked.
+    host_ports: HostPortTable<'a>,
     pods: PodsIndexed<'a>,
     /// The label keys some topology selector requires: the only ones worth a posting list.
     pub selector_keys: IndexedKeys,
@@ -86,6 +90,9 @@ pub struct World<'c, 'a> {
     /// Per deleting node (as in `deleting`): the pods every simulation moves off it, those that
     /// can be rescheduled and that no gate holds (computed when first asked).
     deleting_movers: std::cell::OnceCell<Vec<Vec<&'a Pod>>>,
+    /// The pending pods and the deleting nodes' movers in queue order, with their sort keys:
+    /// what every simulation queues beside its candidates' pods (`queue.rs` `merged`).
+    shared_queue: std::cell::OnceCell<Vec<queue::Keyed<'a>>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per key and spread node filter: the spread's registered domains (`topology.rs`).
     spread_domains: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
@@ -287,6 +294,7 @@ impl<'c, 'a> World<'c, 'a> {
             limits,
             held,
             requests,
+            host_ports: HostPortTable::new(&cluster.snapshot.pods),
             pods,
             selector_keys,
             counts: RefCell::default(),
@@ -294,6 +302,7 @@ impl<'c, 'a> World<'c, 'a> {
             domain_tables: RefCell::default(),
             deleting_pods,
             deleting_movers: std::cell::OnceCell::new(),
+            shared_queue: std::cell::OnceCell::new(),
             universes: RefCell::default(),
             spread_domains: RefCell::default(),
             pod_fits: RefCell::default(),
@@ -362,6 +371,24 @@ impl<'c, 'a> World<'c, 'a> {
     /// A pod's effective requests (computed once for the snapshot's pods).
     pub fn requests(&self, pod: &Pod) -> Cow<'_, Resources> {
         self.requests.get(pod).map_or_else(|| Cow::Owned(pod::requests(pod)), |r| Cow::Borrowed(&**r))
+    }
+
+    /// The pods every simulation queues whatever its candidates (when none of them is
+    /// deleting): the pending pods and the deleting nodes' movers, in queue order.
+    pub(super) fn shared_queue(&self) -> &[queue::Keyed<'a>] {
+        self.shared_queue.get_or_init(|| {
+            let pending = self.pending.iter().enumerate().map(|(k, p)| ((0, k), (*p, true, false)));
+            let movers =
+                self.deleting.iter().zip(self.deleting_movers()).flat_map(|(&i, movers)| {
+                    movers.iter().enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, true)))
+                });
+            queue::keyed(pending.chain(movers), self)
+        })
+    }
+
+    /// The host ports a pod asks for (`host_port_usage.rs`), kept per pod of the snapshot.
+    pub(super) fn host_ports(&self, pod: &Pod) -> Cow<'_, [HostPort]> {
+        self.host_ports.of(pod)
     }
 
     /// The pod's node requirements and the nodes that statically accept it, for one pass

@@ -167,3 +167,42 @@ fn a_node_claim_kept_from_an_earlier_pod_takes_the_next_placeholder_hostname() {
     assert_eq!(pools, ["b", "a"], "{:?}", results.moves);
     assert_eq!(landing(&results, "second"), Some(Destination::New(1)));
 }
+
+#[test]
+fn a_simulation_queues_its_pods_and_the_shared_ones_as_one_sort_of_everything_would() {
+    let (mut merged, mut shared) = (0, 0);
+    for seed in 0..100 {
+        let snap = super::super::test_clusters::random_cluster(seed);
+        let cluster = Cluster::new(&snap, now());
+        let world = World::new(&cluster);
+        for i in 0..cluster.nodes.len() {
+            for lift_pod_gates in [false, true] {
+                let candidates = [i, (i + 1) % cluster.nodes.len()];
+                let options = Options { consolidation: true, lift_pod_gates, ..Options::default() };
+                let queue = super::Simulation::new(&world, &candidates, options).queue;
+                // Gathered as `SimulateScheduling` lists them (pending pods, then node by node),
+                // then sorted whole.
+                let mut expected: Vec<super::queue::Queued<'_>> =
+                    world.pending.iter().map(|p| (*p, true, false)).collect();
+                for n in 0..cluster.nodes.len() {
+                    if candidates.contains(&n) {
+                        let movers = cluster.nodes[n].pods.iter().copied();
+                        let movers = movers.filter(|p| crate::engine::pod::is_reschedulable(p));
+                        let movers = movers.filter(|p| lift_pod_gates || !world.is_held(n, p));
+                        expected.extend(movers.map(|p| (p, false, false)));
+                    } else if let Ok(k) = world.deleting.binary_search(&n) {
+                        expected.extend(world.deleting_movers()[k].iter().map(|p| (*p, false, true)));
+                    }
+                }
+                super::queue::sort(&mut expected, &world);
+                let key = |q: &[super::queue::Queued<'_>]| {
+                    q.iter().map(|&(p, a, b)| (p.metadata.key(), a, b)).collect::<Vec<_>>()
+                };
+                assert_eq!(key(&queue), key(&expected), "seed {seed}, candidates {candidates:?}");
+                merged += usize::from(!candidates.iter().any(|&c| world.is_deleting(c)));
+                shared += world.shared_queue().len();
+            }
+        }
+    }
+    assert!(merged > 0 && shared > 0, "the merge is exercised with shared pods");
+}
