@@ -86,10 +86,17 @@ fn main() -> ExitCode {
         }
     }
     if args.no_shared {
+        let pods = synth.snapshot.pods.len();
         synth.snapshot.pods.retain(|pod| pod.spec.node_name.is_some());
+        let mut untainted = 0;
         for node in &mut synth.snapshot.nodes {
+            let taints = node.spec.taints.len();
             node.spec.taints.retain(|taint| taint.key != "karpenter.sh/disrupted");
+            untainted += usize::from(node.spec.taints.len() < taints);
         }
+        let pending = pods - synth.snapshot.pods.len();
+        synth.summary +=
+            &format!("; --no-shared: {pending} pending pods dropped, {untainted} nodes no longer disrupted");
     }
     let generated = started.elapsed();
     let written = if args.output.as_os_str() == "-" {
