@@ -32,7 +32,7 @@ use super::shared_pods::Baseline;
 use super::taints;
 use super::topology::{PodFilter, PodTerms};
 use super::world_memo::{answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo};
-use crate::engine::labels::HOSTNAME;
+use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
@@ -500,10 +500,16 @@ impl<'c, 'a> World<'c, 'a> {
             .flat_map(|c| c.match_label_keys.iter().flatten())
             .map(|k| pod.metadata.labels.get(k))
             .collect();
+        // Whether each spread selects the pod itself (`selfSelecting`, which reads its labels;
+        // the `matchLabelKeys` requirements always select their own pod).
+        let selects_itself: Vec<bool> =
+            spreads.iter().map(|c| selector_matches(c.label_selector.as_ref(), &pod.metadata.labels)).collect();
         // Spreads' node filters and the pod's domains read its selector, affinity, tolerations.
         let node = (&pod.spec.node_selector, affinity.and_then(|a| a.node_affinity.as_ref()), &pod.spec.tolerations);
-        let fingerprint =
-            format!("{}|{spreads:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}", pod.metadata.namespace());
+        let fingerprint = format!(
+            "{}|{spreads:?}|{selects_itself:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}",
+            pod.metadata.namespace()
+        );
         let known = self.shared_terms.borrow().get(&fingerprint).cloned();
         known.unwrap_or_else(|| {
             let terms = Rc::new(PodTerms::new(pod));

@@ -206,3 +206,27 @@ fn a_simulation_queues_its_pods_and_the_shared_ones_as_one_sort_of_everything_wo
     }
     assert!(merged > 0 && shared > 0, "the merge is exercised with shared pods");
 }
+
+#[test]
+fn a_spread_that_does_not_select_its_own_pod_does_not_count_it_whatever_pod_was_asked_first() {
+    // topologygroup.go nextDomainTopologySpread: the pod adds itself to a domain's count only
+    // when the spread's selector selects it (`selfSelecting`). `canary` spreads over the `web`
+    // pods without being one: on n1 (one web pod, hostname minimum 0) the skew is 1, allowed.
+    // A `web` pod with the very same spread would make it 2. n2 is full.
+    use super::super::test_clusters::{sized, spread};
+    let web = spread(sized("web-0", "web", "n1", "100m"), "web");
+    let canary = spread(sized("canary", "canary", "", "100m"), "web");
+    let mut objects = vec![node_pool("default")];
+    objects.extend(managed_node("n1"));
+    objects.extend(managed_node("n2"));
+    objects.extend([web, canary, sized("big", "big", "n2", "1000")]);
+    let snap = snapshot(objects);
+    let cluster = Cluster::new(&snap, now());
+    let world = World::new(&cluster);
+    // The web pod's terms are worked out first: two pods with the same spread, namespace and
+    // node constraints may share them, but not whether they select themselves.
+    let web_pod = snap.pods.iter().find(|p| p.metadata.name == "web-0").expect("web-0");
+    assert!(!world.pod_terms(web_pod).is_empty());
+    let results = simulate(&world, &[], Options::default());
+    assert_eq!(landing(&results, "canary"), Some(Destination::Existing("n1".into())));
+}
