@@ -150,17 +150,9 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             movers.enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, false)))
         });
         let queue = if own_candidates.iter().any(|&i| world.is_deleting(i)) {
-            // A deleting candidate's pods are its own here, not shared: gathered and sorted whole.
-            let mut queue: Vec<queue::Queued<'a>> = world.pending.iter().map(|p| (*p, true, false)).collect();
-            for &i in &excluded_list {
-                if own_candidates.binary_search(&i).is_ok() {
-                    queue.extend(own.clone().filter(|((n, _), _)| *n == 1 + i).map(|(_, q)| q));
-                } else if let Ok(k) = world.deleting.binary_search(&i) {
-                    queue.extend(world.deleting_movers()[k].iter().map(|p| (*p, false, true)));
-                }
-            }
-            queue::sort(&mut queue, world);
-            queue
+            // A deleting candidate's pods are its own here, not shared: everything is sorted.
+            let shared = world.shared_gathered(&own_candidates);
+            queue::keyed(shared.chain(own), world).into_iter().map(|(.., queued)| queued).collect()
         } else {
             // The shared pods are sorted once per world; only the candidates' pods are sorted here.
             queue::merged(world.shared_queue(), &queue::keyed(own, world))

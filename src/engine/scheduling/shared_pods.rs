@@ -24,8 +24,9 @@
 //! it failed refuses at least as much with more pods on it (room, host ports, attach slots, the
 //! anti-affinity of the pods it holds; its labels and taints never change, and the rules read
 //! the same counts). A node outside the pod's static fit (its labels and taints refuse the pod)
-//! is never one the first-fit search tries. A removed `L` is never reused. `shared_pods/tests.rs` checks the claim against the pod-by-pod pass on random
-//! clusters, and that dropping any one of these conditions breaks it.
+//! is never one the first-fit search tries. A removed `L` is never reused. `shared_pods/tests.rs`
+//! checks the claim against the pod-by-pod pass on random clusters, and that dropping any one of
+//! these conditions breaks it.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

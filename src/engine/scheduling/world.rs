@@ -376,14 +376,21 @@ impl<'c, 'a> World<'c, 'a> {
     /// The pods every simulation queues whatever its candidates (when none of them is
     /// deleting): the pending pods and the deleting nodes' movers, in queue order.
     pub(super) fn shared_queue(&self) -> &[queue::Keyed<'a>] {
-        self.shared_queue.get_or_init(|| {
-            let pending = self.pending.iter().enumerate().map(|(k, p)| ((0, k), (*p, true, false)));
-            let movers =
-                self.deleting.iter().zip(self.deleting_movers()).flat_map(|(&i, movers)| {
-                    movers.iter().enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, true)))
-                });
-            queue::keyed(pending.chain(movers), self)
-        })
+        self.shared_queue.get_or_init(|| queue::keyed(self.shared_gathered(&[]), self))
+    }
+
+    /// The pending pods and the movers of the deleting nodes not in `candidates` (sorted: a
+    /// deleting candidate's pods are its own), with where each was gathered from.
+    pub(super) fn shared_gathered<'s>(
+        &'s self,
+        candidates: &'s [usize],
+    ) -> impl Iterator<Item = (queue::Gathered, queue::Queued<'a>)> + 's {
+        let pending = self.pending.iter().enumerate().map(|(k, p)| ((0, k), (*p, true, false)));
+        let deleting = self.deleting.iter().zip(self.deleting_movers());
+        let movers = deleting
+            .filter(|(i, _)| candidates.binary_search(i).is_err())
+            .flat_map(|(&i, movers)| movers.iter().enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, true))));
+        pending.chain(movers)
     }
 
     /// The host ports a pod asks for (`host_port_usage.rs`), kept per pod of the snapshot.
