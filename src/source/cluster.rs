@@ -300,8 +300,10 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         snapshot.info.karpenter_version = Some(version);
     }
 
-    let quiet = lines.len();
+    // `--prices` supplies what the metrics would have, and is applied by `prepare::apply_prices`
+    // exactly as on a snapshot file: scraping too would let the two inputs differ after it.
     match &controller {
+        _ if args.prices_given => {}
         Some(controller) => match metrics::scrape(&http, controller).await {
             Ok(text) => match super::prices::parse_prices(&text, "karpenter /metrics") {
                 Ok(types) if !types.is_empty() => {
@@ -318,10 +320,6 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
              so its metrics (offering prices and availability) were not read; --prices FILE supplies them"
                 .to_owned(),
         ),
-    }
-    if args.prices_given {
-        // `--prices` supplies what the metrics would have: their failure is not worth a line.
-        lines.truncate(quiet);
     }
     for line in lines {
         // A closed stderr is no reason to lose the snapshot.

@@ -30,10 +30,20 @@ const METRICS_SOURCE: &str = "metrics";
 /// Reads prices from an `InstanceTypes` document or from Karpenter's `/metrics` text.
 ///
 /// `path` names the input in diagnostics.
+/// What `--prices FILE` held: the two shapes are applied differently (`prepare::apply_prices`).
+#[derive(Debug, Clone)]
+pub enum PricesFile {
+    /// Our own `InstanceTypes` document: the whole catalogue (README, `--prices`).
+    Document(Vec<InstanceType>),
+    /// Karpenter's `/metrics` text: prices and availability, merged as a scrape is.
+    Metrics(Vec<InstanceType>),
+}
+
 /// Reads `--prices FILE`: an `InstanceTypes` document or Karpenter's metrics text.
-pub fn read_prices_file(path: &std::path::Path) -> Result<Vec<InstanceType>, Error> {
+pub fn read_prices_file(path: &std::path::Path) -> Result<PricesFile, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.to_path_buf(), source: e })?;
-    parse_prices(&text, &path.display().to_string())
+    let types = parse_prices(&text, &path.display().to_string())?;
+    Ok(if looks_like_metrics(&text) { PricesFile::Metrics(types) } else { PricesFile::Document(types) })
 }
 
 pub fn parse_prices(text: &str, path: &str) -> Result<Vec<InstanceType>, Error> {

@@ -421,6 +421,57 @@ fn live_with_metrics_only_gives_the_file_replay_answer_for_real_ec2_types() {
     assert_eq!(offline, live, "offline replay of the live snapshot");
 }
 
+/// The whole `-o json` plan with `args`, `capturedAt` removed (live reads the clock, a file its
+/// own capture time): the only field in which a live and a file replay of one state may differ.
+fn plan_document(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"));
+    command.args(args).args(["--now", EC2_NOW, "plan", "-o", "json"]).env("HOME", home).env("NO_COLOR", "1");
+    match kubeconfig {
+        Some(k) => command.env("KUBECONFIG", k),
+        None => command.env_remove("KUBECONFIG"),
+    };
+    let output = command.output().expect("run the binary");
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    let mut report: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    report.as_object_mut().expect("a JSON object").remove("capturedAt");
+    serde_json::to_string_pretty(&report).expect("JSON")
+}
+
+#[test]
+fn live_with_a_prices_document_is_byte_for_byte_the_file_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    // The scenario file holds the InstanceTypes document; `--prices` reads just that from it.
+    let prices = support::scenario_path(EC2_SCENARIO).display().to_string();
+    let mut objects = support::scenario_objects(EC2_SCENARIO);
+    objects.extend(support::karpenter_controller_objects(LEADER));
+    let capture = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    let path = dir.path().join("capture.json");
+    std::fs::write(&path, serde_json::to_string(&capture).unwrap()).unwrap();
+    let file = plan_document(&["--snapshot", &path.display().to_string(), "--prices", &prices], None, dir.path());
+
+    // The metrics say something else (every price doubled, one type more): with a document given,
+    // they must neither be read nor leave a figure, a source tag or an offering behind.
+    let mut other = support::scenario_instance_types(EC2_SCENARIO);
+    for it in &mut other {
+        for o in &mut it.offerings {
+            o.price = o.price.map(|p| p * 2.0);
+        }
+    }
+    let mut extra = other[0].clone();
+    extra.name = "m9.metrics-only".into();
+    other.push(extra);
+    let server = FakeApiServer::start(Config::new(&objects).raw(LEADER_METRICS, 200, &support::metrics_text(&other)));
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let live = plan_document(&["--prices", &prices], Some(&kubeconfig), dir.path());
+    assert!(server.requests_to(LEADER_METRICS).is_empty(), "a prices document makes the scrape needless");
+    assert!(
+        live == file,
+        "live vs file replay with --prices: {}",
+        support::first_difference(live.as_bytes(), file.as_bytes())
+    );
+    assert!(!live.contains("Uncertain"), "no figure rests on the metrics: {live}");
+}
+
 #[test]
 fn a_kubectl_capture_without_instance_types_gives_the_same_commands_as_with_them() {
     let dir = tempfile::tempdir().unwrap();

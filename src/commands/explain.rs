@@ -1,0 +1,24 @@
+//! `explain TARGET`: the whole pipeline for one node, step by step, its verdict, and the single
+//! changes that would turn it (`unlock.rs`, replayed on the snapshot).
+
+use super::{Context, Failure, Outcome};
+use crate::engine;
+use crate::object_ref::{Kind, ObjectRef};
+use crate::report::{self, Report};
+use crate::snapshot::Snapshot;
+use crate::target::{not_found, resolve};
+
+pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef) -> Result<Outcome, Failure> {
+    let kube = &ctx.cli.kube;
+    let (name, looked_up) = resolve(snapshot, target, kube.namespace.as_deref(), kube.all_namespaces)?;
+    let replay = engine::replay_focused(snapshot, ctx.now, Some(&name));
+    let mut explanation =
+        report::explain::explain_with_startup(&replay, snapshot, &name, ctx.overrides, ctx.cli.input.pod_startup.0)
+            .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
+    explanation.looked_up = looked_up;
+    if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
+        let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
+        explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();
+    }
+    Ok(Outcome::ok(Report::Explain(Box::new(explanation))))
+}

@@ -1,0 +1,30 @@
+//! `pdb-audit`: PodDisruptionBudgets judged against replicas, placement and NodePool settings
+//! (`audit/`), with `--fail-on`'s gate.
+
+use super::{Context, Failure, Outcome};
+use crate::audit::{self, Severity};
+use crate::cli::FixesChoice;
+use crate::error::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::report::{self, Report};
+use crate::snapshot::Snapshot;
+
+pub(super) fn run(
+    ctx: &Context<'_>,
+    snapshot: &Snapshot,
+    fail_on: Option<Severity>,
+    fixes: FixesChoice,
+) -> Result<Outcome, Failure> {
+    if let Some(selector) = &ctx.cli.kube.selector {
+        audit::parse_selector(selector).map_err(|e| Failure::Usage(format!("-l {selector}: {e}")))?;
+    }
+    let audit = audit::pdb_audit(snapshot, ctx.now, &ctx.scope);
+    let exit = match fail_on {
+        // A gate must not pass on what it could not see.
+        Some(_) if audit.blind => EXIT_ERROR,
+        Some(threshold) if audit.fails_at(threshold) => EXIT_FINDINGS,
+        _ => EXIT_OK,
+    };
+    let mut document = report::pdb_audit::document(&audit);
+    document.info_fixes = fixes == FixesChoice::All;
+    Ok(Outcome { report: Report::PdbAudit(document), exit })
+}

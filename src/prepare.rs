@@ -1,0 +1,159 @@
+//! The input pipeline: what happens to a loaded snapshot before any command reads it.
+//!
+//! Live and file inputs meet before it (both are a [`Snapshot`] by then), so nothing after
+//! [`complete`] can tell them apart. The stages run in the order Karpenter would see them:
+//!
+//! 1. [`apply_prices`]: `--prices` — an `InstanceTypes` document is the catalogue (it replaces
+//!    what the snapshot carried); Karpenter's metrics text is merged into it, as a scrape is.
+//! 2. [`resolve_settings`]: Karpenter's settings and version (`settings.rs`), from the
+//!    controller Deployment, `--karpenter-setting` and the defaults.
+//! 3. [`complete_catalogue`]: every instance-type figure the replay needs (`catalogue/`), with
+//!    what was estimated recorded so the replay can say `Uncertain`.
+//! 4. [`apply_what_ifs`]: `--set` overrides — last, after `snapshot` has written the state as
+//!    it was read (a what-if is never written into a snapshot).
+//!
+//! Pure: no I/O. The prices file is read by the caller; warnings are returned, not printed.
+
+use crate::catalogue;
+use crate::report::Assumed;
+use crate::settings;
+use crate::snapshot::Snapshot;
+pub(crate) use crate::source::prices::PricesFile as Prices;
+
+/// The flags the pipeline reads, gathered by `app.rs`.
+#[derive(Debug, Default)]
+pub(crate) struct Inputs<'a> {
+    pub prices: Option<Prices>,
+    pub karpenter_settings: &'a [String],
+}
+
+/// The snapshot after stages 1–3, and what the user is told about it.
+#[derive(Debug)]
+pub(crate) struct Completed {
+    /// What the replay assumed (version and settings, with their sources) for the header.
+    pub assumed: Assumed,
+    /// Lines for stderr: settings that were ignored or guessed, catalogue estimates.
+    pub warnings: Vec<String>,
+}
+
+/// Stages 1–3 on `snapshot`, in place. An unusable `--karpenter-setting` is an `Err` (a usage
+/// error, in the flag's words).
+pub(crate) fn complete(snapshot: &mut Snapshot, inputs: Inputs<'_>) -> Result<Completed, String> {
+    if let Some(prices) = inputs.prices {
+        apply_prices(snapshot, prices);
+    }
+    let mut warnings = resolve_settings(snapshot, inputs.karpenter_settings)?;
+    let assumed = Assumed::of(&snapshot.info);
+    warnings.extend(complete_catalogue(snapshot));
+    Ok(Completed { assumed, warnings })
+}
+
+/// Stage 1. A document replaces the catalogue whole: the figures, sources and offering order a
+/// metrics scrape or an earlier snapshot left must not survive under it, or a live replay and a
+/// file replay of the same state would differ (FIDELITY: the `--prices` document row).
+pub(crate) fn apply_prices(snapshot: &mut Snapshot, prices: Prices) {
+    match prices {
+        Prices::Document(types) => {
+            let mut types = types;
+            types.sort_by(|a, b| a.name.cmp(&b.name));
+            snapshot.instance_types = types;
+        }
+        Prices::Metrics(types) => snapshot.merge_instance_types(types),
+    }
+    snapshot.info.price_source = Some("file".into());
+}
+
+/// Stage 2: Karpenter's version and settings into `SnapshotInfo.settings`.
+pub(crate) fn resolve_settings(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
+    settings::resolve(snapshot, flags)
+}
+
+/// Stage 3: the catalogue completed; each estimate recorded once in `SnapshotInfo.estimated`
+/// (a snapshot this plugin wrote keeps what its catalogue estimated then).
+pub(crate) fn complete_catalogue(snapshot: &mut Snapshot) -> Vec<String> {
+    let findings = catalogue::complete(snapshot, &settings::capacity(snapshot));
+    for f in &findings {
+        if !snapshot.info.estimated.contains(f) {
+            snapshot.info.estimated.push(f.clone());
+        }
+    }
+    findings
+}
+
+/// Stage 4: the `--set` what-ifs, returned as the overrides the report lists.
+pub(crate) fn apply_what_ifs(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String>, String> {
+    crate::whatif::apply(snapshot, overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::InstanceType;
+    use crate::testing::{managed_node, node_pool, snapshot};
+
+    fn priced(name: &str, zone: &str, source: &str) -> InstanceType {
+        let mut it = InstanceType { name: name.into(), ..InstanceType::default() };
+        it.offerings.push(crate::snapshot::Offering {
+            zone: zone.into(),
+            capacity_type: "on-demand".into(),
+            price: Some(0.2),
+            source: Some(source.into()),
+            ..crate::snapshot::Offering::default()
+        });
+        it.sources.insert("cpu".into(), source.into());
+        it
+    }
+
+    fn cluster() -> Snapshot {
+        let mut objects = vec![node_pool("default")];
+        objects.extend(managed_node("a"));
+        snapshot(objects)
+    }
+
+    #[test]
+    fn a_prices_document_replaces_the_catalogue() {
+        let mut s = cluster();
+        s.instance_types = vec![priced("m5.large", "zone-a", "metrics"), priced("c5.large", "zone-a", "metrics")];
+        apply_prices(&mut s, Prices::Document(vec![priced("m5.large", "zone-b", "file")]));
+        assert_eq!(s.instance_types.len(), 1, "a metrics-only type does not survive a document");
+        let it = &s.instance_types[0];
+        assert_eq!(it.offerings.len(), 1, "the document's offerings, not the scrape's plus the document's");
+        assert_eq!(it.offerings[0].zone, "zone-b");
+        assert_eq!(it.sources.get("cpu").map(String::as_str), Some("file"), "no metrics source tag survives");
+        assert_eq!(s.info.price_source.as_deref(), Some("file"));
+    }
+
+    #[test]
+    fn metrics_text_merges_over_the_catalogue() {
+        let mut s = cluster();
+        s.instance_types = vec![priced("c5.large", "zone-a", "nodeclaim")];
+        apply_prices(&mut s, Prices::Metrics(vec![priced("m5.large", "zone-a", "metrics")]));
+        let names: Vec<&str> = s.instance_types.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["c5.large", "m5.large"]);
+    }
+
+    #[test]
+    fn an_unknown_setting_is_refused_in_the_flags_words() {
+        let mut s = cluster();
+        let err = resolve_settings(&mut s, &["NO_SUCH_SETTING=1".to_owned()]).expect_err("unknown setting");
+        assert!(err.contains("NO_SUCH_SETTING"), "{err}");
+    }
+
+    #[test]
+    fn the_catalogue_records_each_estimate_once() {
+        let mut s = cluster();
+        s.instance_types.clear();
+        complete_catalogue(&mut s);
+        let recorded = s.info.estimated.clone();
+        complete_catalogue(&mut s);
+        assert_eq!(s.info.estimated, recorded, "a second completion adds nothing twice");
+    }
+
+    #[test]
+    fn what_ifs_come_back_as_the_overrides_listed() {
+        let mut s = cluster();
+        let applied = apply_what_ifs(&mut s, &["budgets=0".to_owned()]).expect("a valid what-if");
+        assert_eq!(applied.len(), 1);
+        assert!(apply_what_ifs(&mut s, &["nodepool/none.budgets=0".to_owned()]).is_err());
+    }
+}
