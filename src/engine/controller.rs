@@ -11,11 +11,11 @@ use super::balanced::Totals;
 use super::budget::PoolBudgets;
 use super::candidate::Candidate;
 use super::estimates::Estimates;
+use super::incremental::round_cache::RoundCache;
 use super::method::{
     drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
 use super::nodepool::DisruptionReason;
-use super::round_cache::RoundCache;
 use super::scheduling::Results;
 use super::setup::{self, Setup};
 use super::state::{Cluster, PodsByNode};

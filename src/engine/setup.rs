@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use super::balanced::{self, Totals};
 use super::budget::{build_budget_mapping, PoolBudgets};
 use super::candidate::{new_candidate, Candidate};
-use super::round_cache::{limits, RoundCache};
+use super::incremental::round_cache::{limits, RoundCache};
 use super::scheduling::{PodsInPlace, World};
 use super::state::Cluster;
 

@@ -54,7 +54,10 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("src/snapshot", &["kube::", "tokio", "crate::engine", "crate::render", "crate::source", "crate::app", "std::fs"]),
     // A command takes the prepared snapshot and returns its report: no I/O, no rendering.
-    ("src/commands", &["kube::", "tokio", "std::fs", "std::io", "crate::source", "crate::render::render", "Timestamp::now"]),
+    (
+        "src/commands",
+        &["kube::", "tokio", "std::fs", "std::io", "crate::source", "crate::render::render", "Timestamp::now"],
+    ),
     // The edge in reads the world into a Snapshot; it never decides or prints.
     ("src/source", &["crate::engine", "crate::report", "crate::render", "crate::app"]),
 ];

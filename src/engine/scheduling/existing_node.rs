@@ -10,7 +10,8 @@ use super::host_port_usage::{host_port_conflict, HostPort};
 use super::requirements::Requirements;
 use super::scheduler::pod_from_deleting;
 use super::scheduler::{Placed, Simulation};
-use super::{fit_list, taints, topology};
+use super::{taints, topology};
+use crate::engine::incremental::fit_list;
 use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
@@ -42,12 +43,12 @@ pub struct BaseNode<'a> {
     /// CSI attach limits and the claims held, when its CSINode sets a limit.
     pub(crate) volume_usage: Option<super::volume_usage::VolumeUsage>,
     /// A forecast's name for the node's objects as they are (`world_memo.rs`); 0 without one.
-    pub(super) stamp: u64,
+    pub(in crate::engine) stamp: u64,
 }
 
 impl<'a> BaseNode<'a> {
     /// The node under a forecast's stamp for its objects (`world_memo.rs`).
-    pub(super) fn stamped(self, stamp: u64) -> Self {
+    pub(in crate::engine) fn stamped(self, stamp: u64) -> Self {
         BaseNode { stamp, ..self }
     }
 
@@ -74,17 +75,17 @@ impl<'a> BaseNode<'a> {
 }
 
 /// kube-scheduler's reason for a node whose labels a pod's node affinity or selector refuses.
-pub(super) const AFFINITY_MISMATCH: &str = "node(s) didn't match Pod's node affinity/selector";
+pub(in crate::engine) const AFFINITY_MISMATCH: &str = "node(s) didn't match Pod's node affinity/selector";
 
 impl Simulation<'_, '_, '_> {
     /// A cheap necessary condition of `can_add_existing`: room for the cpu and memory.
-    pub(super) fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
+    pub(in crate::engine) fn has_room(&self, i: usize, cpu: i128, memory: i128) -> bool {
         let node = &self.world.nodes[i];
         let (used_cpu, used_memory) = self.placed.get(&i).map_or((0, 0), |p| (p.used_cpu, p.used_memory));
         fit_list::room(node.free_cpu - used_cpu, cpu) && fit_list::room(node.free_memory - used_memory, memory)
     }
 
-    pub(super) fn can_add_existing(
+    pub(in crate::engine) fn can_add_existing(
         &self,
         i: usize,
         pod: &Pod,
@@ -105,7 +106,7 @@ impl Simulation<'_, '_, '_> {
     /// The checks `ExistingNode.CanAdd` makes before the node's labels, in kube-scheduler's
     /// order of reasons: consolidateAfter, taints, attach limits, host ports, resources, against
     /// the node with `placed` on it (`None`: as the simulation found it).
-    pub(super) fn admits_before_affinity(
+    pub(in crate::engine) fn admits_before_affinity(
         &self,
         i: usize,
         pod: &Pod,
@@ -143,17 +144,17 @@ impl Simulation<'_, '_, '_> {
     }
 
     /// The pod's claims per CSI driver (`volumeusage.go GetVolumes`).
-    pub(super) fn pod_volumes(&self, pod: &Pod) -> super::volume_usage::Volumes {
+    pub(in crate::engine) fn pod_volumes(&self, pod: &Pod) -> super::volume_usage::Volumes {
         super::volume_usage::pod_volumes(pod, &self.world.cluster.volumes)
     }
 
     /// What is left of a resource on an existing node.
-    pub(super) fn free(&self, i: usize, resource: &str) -> Quantity {
+    pub(in crate::engine) fn free(&self, i: usize, resource: &str) -> Quantity {
         free_on(&self.world.nodes[i], self.placed.get(&i), resource)
     }
 
     /// "fits: cpu 500m/1900m free, memory 0.5/6.2Gi free", before the pod lands.
-    pub(super) fn fit_text(&self, i: usize, requests: &Resources) -> String {
+    pub(in crate::engine) fn fit_text(&self, i: usize, requests: &Resources) -> String {
         let gib = f64::from(1u32 << 30);
         format!(
             "fits: cpu {}/{} free, memory {:.1}/{:.1}Gi free",
@@ -183,10 +184,10 @@ fn free_on(node: &BaseNode<'_>, placed: Option<&Placed>, resource: &str) -> Quan
 }
 
 /// `NewExistingNode`: the node as a destination before any simulation.
-pub(super) fn base_node<'a>(
+pub(in crate::engine) fn base_node<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
-    requests: &super::pod_requests::PodRequests<'a>,
+    requests: &crate::engine::incremental::pod_requests::PodRequests<'a>,
     daemons: &[DaemonPod<'_>],
 ) -> BaseNode<'a> {
     assemble(cluster, node, node_parts(cluster, node, requests, daemons))
@@ -195,7 +196,7 @@ pub(super) fn base_node<'a>(
 /// What of a [`BaseNode`] follows from the node, its NodeClaim and its pods alone (not from the
 /// clock): what a forecast may keep from one round to the next (`base_node_memo.rs`).
 #[derive(Debug, Clone)]
-pub(super) struct NodeParts {
+pub(in crate::engine) struct NodeParts {
     // Shared with each round's node (a forecast keeps the parts across rounds): a clone is a
     // count, not a copy.
     taints: Rc<[Taint]>,
@@ -209,7 +210,7 @@ pub(super) struct NodeParts {
 
 /// The node with the parts computed from it: its labels and active pods (borrowed), and
 /// whether it is under consolidateAfter now.
-pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: NodeParts) -> BaseNode<'a> {
+pub(in crate::engine) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: NodeParts) -> BaseNode<'a> {
     let NodeParts { taints, available, host_ports, initialized, capacity, hostname, volume_usage } = parts;
     let milli = |k: &str| available.get(k).map_or(0, |q| q.milli());
     BaseNode {
@@ -236,10 +237,10 @@ pub(super) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a>, parts: N
 
 /// Allocatable less the requests of every non-terminal pod (and the DaemonSet headroom), the
 /// scheduler's view of the taints, host ports and attach limits.
-pub(super) fn node_parts<'a>(
+pub(in crate::engine) fn node_parts<'a>(
     cluster: &Cluster<'a>,
     node: &StateNode<'a>,
-    requests: &super::pod_requests::PodRequests<'a>,
+    requests: &crate::engine::incremental::pod_requests::PodRequests<'a>,
     daemons: &[DaemonPod<'_>],
 ) -> NodeParts {
     let hostname = node.label(HOSTNAME).unwrap_or(&node.name).to_owned();
@@ -301,7 +302,7 @@ fn reserve_daemon_headroom(
     node: &StateNode<'_>,
     node_taints: &[Taint],
     daemons: &[DaemonPod<'_>],
-    requests: &super::pod_requests::PodRequests<'_>,
+    requests: &crate::engine::incremental::pod_requests::PodRequests<'_>,
 ) {
     if daemons.is_empty() {
         return;
@@ -335,14 +336,14 @@ fn reserve_daemon_headroom(
 
 /// A DaemonSet pod with what every node's check reads: its requests and its strict
 /// requirements with the first required term (`NewStrictPodRequirements`).
-pub(super) struct DaemonPod<'p> {
-    pub(super) pod: &'p Pod,
-    pub(super) requests: Resources,
-    pub(super) required: Requirements,
+pub(in crate::engine) struct DaemonPod<'p> {
+    pub(in crate::engine) pod: &'p Pod,
+    pub(in crate::engine) requests: Resources,
+    pub(in crate::engine) required: Requirements,
 }
 
 impl<'p> DaemonPod<'p> {
-    pub(super) fn new(pod: &'p Pod) -> Self {
+    pub(in crate::engine) fn new(pod: &'p Pod) -> Self {
         let required = super::pod_data::strict_requirements(pod);
         DaemonPod { pod, requests: pod::requests(pod), required }
     }
@@ -365,7 +366,7 @@ mod tests {
 
     use super::super::scheduler::{Options, Simulation};
     use super::super::topology::Rules;
-    use super::super::world::World;
+    use crate::engine::incremental::world::World;
     use crate::engine::state::Cluster;
     use crate::snapshot::Snapshot;
     use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};

@@ -23,15 +23,15 @@ use super::scheduler::{pod_from_deleting, Simulation};
 use crate::snapshot::{Pod, Resources};
 
 /// Why no existing node took a pod: kube-scheduler's counts per reason, over `existing` nodes.
-pub(super) struct Refusals {
+pub(in crate::engine) struct Refusals {
     existing: usize,
     counts: BTreeMap<String, usize>,
     /// `node: reason`, the first [`MAX_REJECTIONS`].
-    pub(super) nodes: Vec<String>,
+    pub(in crate::engine) nodes: Vec<String>,
 }
 
 impl Refusals {
-    pub(super) fn summary(&self) -> String {
+    pub(in crate::engine) fn summary(&self) -> String {
         let counts: Vec<String> = self.counts.iter().map(|(reason, n)| format!("{n} {reason}")).collect();
         format!("0/{} nodes are available: {}", self.existing, counts.join(", "))
     }
@@ -92,7 +92,7 @@ fn remove(counts: &mut BTreeMap<String, usize>, reason: &str) {
 
 impl<'a> Simulation<'_, '_, 'a> {
     /// Every existing node's refusal of the pod (as last tried), as kube-scheduler sums them up.
-    pub(super) fn refusals(&self, pod: &'a Pod, tried: &Pod) -> Refusals {
+    pub(in crate::engine) fn refusals(&self, pod: &'a Pod, tried: &Pod) -> Refusals {
         let world = self.world;
         let requests = world.requests(pod);
         let fit = self.fit(pod, tried);

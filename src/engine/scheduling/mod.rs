@@ -27,10 +27,9 @@
 //! | `volumetopology.go`, `pkg/scheduling/volumeusage.go` | `volume_topology.rs`, `volume_usage.rs` |
 //! | `pkg/scheduling/requirement*.go` | `requirements.rs` |
 //!
-//! No upstream twin (speed): `world.rs` (what every simulation of a replay shares),
-//! `fit_list.rs`, `pod_index.rs`, `pod_requests.rs`, `anti_affinity_index.rs`, `shared_pods.rs`
-//! (the pods every simulation shares, placed once), `world_memo.rs` and
-//! `kept_pod_index.rs` (what a forecast keeps of a world from one round to the next).
+//! Every file here is a twin. What makes the simulations fast and has no upstream twin (the
+//! shared [`World`], its indexes, the shared pods' baseline, what a forecast keeps between
+//! rounds) lives in [`crate::engine::incremental`], with what each cache keys on.
 //!
 //! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
 //! while the pass makes progress. Each goes to the first existing node that takes it
@@ -58,34 +57,24 @@
 //! A simulation never copies the cluster: it reads the shared [`World`] and records only what
 //! it changes (pods placed on existing nodes, the NodeClaims it opens).
 
-mod anti_affinity_index;
-mod existing_node;
-mod fit_error;
-mod fit_list;
-mod host_port_usage;
-mod instance_types;
-mod kept_pod_index;
-mod node_claim;
-mod node_claim_template;
-mod pod_data;
-mod pod_index;
-mod pod_requests;
-mod preferences;
-mod queue;
+pub(in crate::engine) mod existing_node;
+pub(in crate::engine) mod fit_error;
+pub(in crate::engine) mod host_port_usage;
+pub(in crate::engine) mod instance_types;
+pub(in crate::engine) mod node_claim;
+pub(in crate::engine) mod node_claim_template;
+pub(in crate::engine) mod pod_data;
+pub(in crate::engine) mod preferences;
+pub(in crate::engine) mod queue;
 pub mod requirements;
-mod results;
-mod scheduler;
-mod shared_pods;
+pub(in crate::engine) mod results;
+pub(in crate::engine) mod scheduler;
 pub(crate) mod taints;
-#[cfg(test)]
-mod test_clusters;
 pub(crate) mod topology;
 pub(crate) mod topology_group;
 pub(crate) mod topology_node_filter;
 pub(crate) mod volume_topology;
 pub(crate) mod volume_usage;
-pub(crate) mod world;
-mod world_memo;
 
 pub use self::instance_types::{
     allocatable, instance_type_compatible, instance_type_values, offering_compatible, sort_by_cheapest,
@@ -94,8 +83,8 @@ pub(crate) use self::node_claim_template::pool_instance_types;
 pub use self::results::{Destination, NewClaim, PodMove, Results, MAX_REJECTIONS};
 pub use self::scheduler::Options;
 use self::scheduler::Simulation;
-pub use self::world::{PodsInPlace, World};
-pub use self::world_memo::WorldMemo;
+pub use crate::engine::incremental::world::{PodsInPlace, World};
+pub use crate::engine::incremental::world_memo::WorldMemo;
 
 /// Simulates removing `candidates` (indices into the cluster's nodes).
 ///

@@ -17,36 +17,36 @@ use crate::snapshot::{InstanceType, Offering, Pod, Resources};
 
 /// Upstream's placeholder hostname of a new NodeClaim (`NewNodeClaim`), numbered per
 /// simulation so the same input gives the same names.
-pub(super) fn placeholder_hostname(n: usize) -> String {
+pub(in crate::engine) fn placeholder_hostname(n: usize) -> String {
     format!("{PLACEHOLDER_PREFIX}{n:04}")
 }
 
 /// What every placeholder hostname starts with.
-pub(super) const PLACEHOLDER_PREFIX: &str = "hostname-placeholder-";
+pub(in crate::engine) const PLACEHOLDER_PREFIX: &str = "hostname-placeholder-";
 
 /// The label a reserved offering's capacity reservation ID goes under (the AWS provider's
 /// `cloudprovider.ReservationIDLabel`).
 pub(crate) const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
 
 /// A NodeClaim the simulation opened.
-pub(super) struct Claim<'w, 'a> {
-    pub(super) template: &'w Template<'a>,
+pub(in crate::engine) struct Claim<'w, 'a> {
+    pub(in crate::engine) template: &'w Template<'a>,
     /// Its placeholder hostname, also in `labels` until `finalize`.
-    pub(super) name: String,
-    pub(super) labels: Requirements,
-    pub(super) instance_types: Vec<&'a InstanceType>,
-    pub(super) requests: Resources,
-    pub(super) pods: Vec<&'a Pod>,
+    pub(in crate::engine) name: String,
+    pub(in crate::engine) labels: Requirements,
+    pub(in crate::engine) instance_types: Vec<&'a InstanceType>,
+    pub(in crate::engine) requests: Resources,
+    pub(in crate::engine) pods: Vec<&'a Pod>,
     /// Host ports of the pods on it (every DaemonSet group also holds its own).
-    pub(super) host_ports: Vec<HostPort>,
+    pub(in crate::engine) host_ports: Vec<HostPort>,
     /// The reserved offerings it holds (`NodeClaim.reservedOfferings`).
-    pub(super) reserved: Vec<&'a Offering>,
+    pub(in crate::engine) reserved: Vec<&'a Offering>,
 }
 
 impl<'w, 'a> Claim<'w, 'a> {
     /// A fresh claim of `template` (`NewNodeClaim`): the template's requirements plus its
     /// placeholder hostname, so hostname-keyed rules keep pods apart or together on it.
-    pub(super) fn new(template: &'w Template<'a>, name: String) -> Self {
+    pub(in crate::engine) fn new(template: &'w Template<'a>, name: String) -> Self {
         let mut labels = template.requirements.clone();
         labels.add(HOSTNAME, &Requirement::in_values([name.clone()]));
         Claim {
@@ -65,7 +65,7 @@ impl<'w, 'a> Claim<'w, 'a> {
     /// pinned to its reserved offerings (capacity type `reserved` and their reservation IDs)
     /// when it holds any, and the requests with the smallest DaemonSet overhead of the
     /// groups its instance types still span (`addDaemonRequests`).
-    pub(super) fn finalize(&self) -> (Requirements, Resources) {
+    pub(in crate::engine) fn finalize(&self) -> (Requirements, Resources) {
         let mut reqs = self.labels.clone();
         reqs.0.remove(HOSTNAME);
         if !self.reserved.is_empty() {
@@ -84,10 +84,10 @@ impl<'w, 'a> Claim<'w, 'a> {
 }
 
 /// What a pod joining a claim changes on it.
-pub(super) struct Addition<'a> {
-    pub(super) labels: Requirements,
-    pub(super) types: Vec<&'a InstanceType>,
-    pub(super) reserve: Vec<&'a Offering>,
+pub(in crate::engine) struct Addition<'a> {
+    pub(in crate::engine) labels: Requirements,
+    pub(in crate::engine) types: Vec<&'a InstanceType>,
+    pub(in crate::engine) reserve: Vec<&'a Offering>,
 }
 
 impl<'w, 'a> Simulation<'w, '_, 'a> {
@@ -95,7 +95,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     /// offerings to reserve if so.
     ///
     /// Mirrors karpenter `nodeclaim.go` `NodeClaim.CanAdd` / `tryVolumeAlternative`.
-    pub(super) fn can_add_claim<'r>(
+    pub(in crate::engine) fn can_add_claim<'r>(
         &self,
         claim: &'r Claim<'w, 'a>,
         pod: &Pod,
@@ -229,7 +229,13 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
 
     /// `NodeClaim.Add`: the pod joins the claim, which takes the narrowed requirements, the
     /// remaining instance types (cheapest first) and the offerings to reserve.
-    pub(super) fn commit_claim(&mut self, i: usize, pod: &'a Pod, requests: &Resources, addition: Addition<'a>) {
+    pub(in crate::engine) fn commit_claim(
+        &mut self,
+        i: usize,
+        pod: &'a Pod,
+        requests: &Resources,
+        addition: Addition<'a>,
+    ) {
         let Addition { labels, mut types, reserve } = addition;
         sort_by_cheapest(&mut types, &labels);
         let claim = &mut self.claims[i];
@@ -243,7 +249,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     }
 
     /// The values of `key` a claim with these requirements may still take.
-    pub(super) fn claim_domain(&self, reqs: &Requirements, key: &str, claim_name: &str) -> BTreeSet<String> {
+    pub(in crate::engine) fn claim_domain(&self, reqs: &Requirements, key: &str, claim_name: &str) -> BTreeSet<String> {
         if key == HOSTNAME {
             return [claim_name.to_owned()].into();
         }
@@ -255,7 +261,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     }
 
     /// The one value of `key` a claim has settled on, if it has.
-    pub(super) fn claim_fixed_domain(&self, claim: &Claim<'_, '_>, key: &str) -> Option<String> {
+    pub(in crate::engine) fn claim_fixed_domain(&self, claim: &Claim<'_, '_>, key: &str) -> Option<String> {
         if key == HOSTNAME {
             return Some(claim.name.clone());
         }
@@ -272,7 +278,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     }
 }
 
-pub(super) fn is_well_known(key: &str) -> bool {
+pub(in crate::engine) fn is_well_known(key: &str) -> bool {
     matches!(
         key,
         ZONE | INSTANCE_TYPE
@@ -301,7 +307,7 @@ fn within_limits(it: &InstanceType, left: &Resources) -> bool {
 /// Why a NodeClaim refuses a pod, formatted only when shown: the scheduler asks every NodePool
 /// for every pod it tries, and reads the reason only for a pod that fails for good.
 #[derive(Debug)]
-pub(super) enum ClaimRefusal<'r> {
+pub(in crate::engine) enum ClaimRefusal<'r> {
     Text(String),
     Incompatible(Incompatible<'r>),
 }
@@ -327,8 +333,8 @@ mod tests {
 
     use super::super::scheduler::{Options, Simulation};
     use super::super::topology::Rules;
-    use super::super::world::World;
     use super::{placeholder_hostname, Claim};
+    use crate::engine::incremental::world::World;
     use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME};
     use crate::engine::state::Cluster;
     use crate::snapshot::Snapshot;

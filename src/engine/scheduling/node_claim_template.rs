@@ -15,7 +15,7 @@ use super::pod_data::{has_dra_requirements, strict_alternatives};
 use super::preferences::prefer_no_schedule_toleration;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
-use super::world::World;
+use crate::engine::incremental::world::World;
 use crate::engine::labels::NODEPOOL;
 use crate::engine::min_values::MinValues;
 use crate::engine::pod;
@@ -48,13 +48,13 @@ pub struct DaemonGroup {
 
 impl Template<'_> {
     /// The DaemonSet group of one of the template's instance types.
-    pub(super) fn group_of(&self, it: &InstanceType) -> Option<usize> {
+    pub(in crate::engine) fn group_of(&self, it: &InstanceType) -> Option<usize> {
         self.group_of.get(&it.name).copied()
     }
 
     /// The per-resource minimum of the overhead of the groups `types` still span, as
     /// `NodeClaim.addDaemonRequests` adds it; `None` when no DaemonSet runs there.
-    pub(super) fn min_daemon_overhead(&self, types: &[&InstanceType]) -> Option<Resources> {
+    pub(in crate::engine) fn min_daemon_overhead(&self, types: &[&InstanceType]) -> Option<Resources> {
         let mut spanned: Vec<usize> = types.iter().filter_map(|it| self.group_of(it)).collect();
         spanned.sort_unstable();
         spanned.dedup();
@@ -82,7 +82,7 @@ fn min_resources(a: &Resources, b: &Resources) -> Resources {
         .collect()
 }
 
-pub(super) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
+pub(in crate::engine) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
     let cluster = world.cluster;
     let mut pools: Vec<&'a NodePool> = cluster
         .pools
@@ -174,7 +174,7 @@ fn pool_ready(pool: &NodePool) -> bool {
 
 /// The pods the DaemonSets would run (their templates), less those asking for DRA devices
 /// while `IGNORE_DRA_REQUESTS` is on (`scheduler.go shouldSkipDaemonPod`).
-pub(super) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) -> Vec<Pod> {
+pub(in crate::engine) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) -> Vec<Pod> {
     cluster
         .snapshot
         .daemon_sets

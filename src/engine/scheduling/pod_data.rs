@@ -12,7 +12,7 @@ use crate::snapshot::Pod;
 use k8s_openapi::api::core::v1::NodeSelectorTerm;
 
 /// The pod's required node-affinity terms (ORed), none when it has no required node affinity.
-pub(super) fn required_node_terms(pod: &Pod) -> &[NodeSelectorTerm] {
+pub(in crate::engine) fn required_node_terms(pod: &Pod) -> &[NodeSelectorTerm] {
     pod.spec
         .affinity
         .as_ref()

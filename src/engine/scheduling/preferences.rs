@@ -178,7 +178,7 @@ fn remove_heaviest<T>(terms: &mut Vec<T>, weight: impl Fn(&T) -> i32) {
 }
 
 /// `Exists` for effect `PreferNoSchedule`, with no key: it tolerates every such taint.
-pub(super) fn prefer_no_schedule_toleration() -> Toleration {
+pub(in crate::engine) fn prefer_no_schedule_toleration() -> Toleration {
     Toleration { operator: Some("Exists".into()), effect: Some("PreferNoSchedule".into()), ..Toleration::default() }
 }
 

@@ -7,12 +7,12 @@ use std::cmp::{Ordering, Reverse};
 
 use jiff::Timestamp;
 
-use super::world::World;
+use crate::engine::incremental::world::World;
 use crate::quantity::Quantity;
 use crate::snapshot::Pod;
 
 /// A pod to place: (pod, already pending, from a deleting node).
-pub(super) type Queued<'a> = (&'a Pod, bool, bool);
+pub(in crate::engine) type Queued<'a> = (&'a Pod, bool, bool);
 
 /// What [`sort`] orders pods by.
 type SortKey<'p> = (Reverse<Quantity>, Reverse<Quantity>, Option<Timestamp>, &'p str, ObjectKey<'p>);
@@ -20,10 +20,10 @@ type SortKey<'p> = (Reverse<Quantity>, Reverse<Quantity>, Option<Timestamp>, &'p
 /// Where a queued pod was gathered from: pending pods first (`(0, k)`, in the world's order),
 /// then each node's pods (`(1 + node, k)`), in order. Ordering by the sort key and then by this
 /// is the stable sort by the key of the pods as gathered.
-pub(super) type Gathered = (usize, usize);
+pub(in crate::engine) type Gathered = (usize, usize);
 
 /// A queued pod with its sort key and where it was gathered from, in queue order.
-pub(super) type Keyed<'a> = (SortKey<'a>, Gathered, Queued<'a>);
+pub(in crate::engine) type Keyed<'a> = (SortKey<'a>, Gathered, Queued<'a>);
 
 fn sort_key<'p>(pod: &'p Pod, world: &World<'_, '_>) -> SortKey<'p> {
     let requests = world.requests(pod);
@@ -44,12 +44,12 @@ fn sort_key<'p>(pod: &'p Pod, world: &World<'_, '_>) -> SortKey<'p> {
 /// simulations sort by the key and then by where each pod was gathered from ([`keyed`]), which
 /// is the same order; this is the reference the tests hold them to.
 #[cfg(test)]
-pub(super) fn sort(queue: &mut [Queued<'_>], world: &World<'_, '_>) {
+pub(in crate::engine) fn sort(queue: &mut [Queued<'_>], world: &World<'_, '_>) {
     queue.sort_by_cached_key(|&(pod, ..)| sort_key(pod, world));
 }
 
 /// `pods` (with where each was gathered from) with their sort keys, in queue order.
-pub(super) fn keyed<'a>(
+pub(in crate::engine) fn keyed<'a>(
     pods: impl IntoIterator<Item = (Gathered, Queued<'a>)>,
     world: &World<'_, '_>,
 ) -> Vec<Keyed<'a>> {
@@ -62,7 +62,7 @@ pub(super) fn keyed<'a>(
 /// order [`sort`] gives the pods of both as gathered, without sorting `shared` again. Every
 /// simulation queues the same shared pods (pending ones, those of deleting nodes) beside a few
 /// of its own.
-pub(super) fn merged<'a>(shared: &[Keyed<'a>], own: &[Keyed<'a>]) -> Vec<Queued<'a>> {
+pub(in crate::engine) fn merged<'a>(shared: &[Keyed<'a>], own: &[Keyed<'a>]) -> Vec<Queued<'a>> {
     let mut queue = Vec::with_capacity(shared.len() + own.len());
     let mut from = 0;
     for mine in own {
@@ -77,7 +77,7 @@ pub(super) fn merged<'a>(shared: &[Keyed<'a>], own: &[Keyed<'a>]) -> Vec<Queued<
 
 /// `namespace/name` (or `name`), ordered as that string would be, without building it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ObjectKey<'a> {
+pub(in crate::engine) struct ObjectKey<'a> {
     namespace: Option<&'a str>,
     name: &'a str,
 }
@@ -115,7 +115,7 @@ impl Eq for ObjectKey<'_> {}
 ///
 /// Mirrors karpenter `queue.go` `Queue.Pop` / `Queue.Push`.
 #[derive(Debug)]
-pub(super) struct Queue {
+pub(in crate::engine) struct Queue {
     pods: std::collections::VecDeque<usize>,
     /// Per position: the queue's length when it was last pushed back.
     last_len: Vec<Option<usize>>,
@@ -123,12 +123,12 @@ pub(super) struct Queue {
 
 impl Queue {
     /// Positions `0..len`, in order.
-    pub(super) fn new(len: usize) -> Self {
+    pub(in crate::engine) fn new(len: usize) -> Self {
         Queue { pods: (0..len).collect(), last_len: vec![None; len] }
     }
 
     /// The next pod, or `None` once the queue is empty or a cycle made no progress.
-    pub(super) fn pop(&mut self) -> Option<usize> {
+    pub(in crate::engine) fn pop(&mut self) -> Option<usize> {
         let &next = self.pods.front()?;
         if self.last_len[next] == Some(self.pods.len()) {
             return None;
@@ -137,7 +137,7 @@ impl Queue {
     }
 
     /// Puts a pod that failed at the back.
-    pub(super) fn push(&mut self, pod: usize) {
+    pub(in crate::engine) fn push(&mut self, pod: usize) {
         self.pods.push_back(pod);
         self.last_len[pod] = Some(self.pods.len());
     }

@@ -77,7 +77,7 @@ impl Results {
 }
 
 /// How many instance types a NodeClaim keeps (`scheduling.MaxInstanceTypes`).
-pub(super) const MAX_INSTANCE_TYPES: usize = 600;
+pub(in crate::engine) const MAX_INSTANCE_TYPES: usize = 600;
 
 /// The cheapest [`MAX_INSTANCE_TYPES`] of a claim's types under its final requirements; an
 /// error when they no longer satisfy minValues and the policy is `Strict`. `types` come cheapest

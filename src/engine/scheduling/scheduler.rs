@@ -16,13 +16,13 @@ use std::sync::Arc;
 use super::host_port_usage::HostPort;
 use super::node_claim::placeholder_hostname;
 use super::node_claim::Claim;
-use super::pod_index::PodIndex;
 use super::requirements::Requirements;
 use super::results::{Destination, NewClaim, PodMove, Results};
-use super::shared_pods::Tracker;
 use super::topology::{self, PodTerms};
-use super::world::World;
 use super::{node_claim, pod_data, preferences, queue};
+use crate::engine::incremental::pod_index::PodIndex;
+use crate::engine::incremental::shared_pods::Tracker;
+use crate::engine::incremental::world::World;
 use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
@@ -90,46 +90,46 @@ const ERRORS_LISTED: usize = 5;
 
 /// What a simulation changed on an existing node.
 #[derive(Debug, Default, Clone)]
-pub(super) struct Placed {
-    pub(super) used: Resources,
+pub(in crate::engine) struct Placed {
+    pub(in crate::engine) used: Resources,
     /// `used`'s cpu, memory and pods in milli-units, which every first-fit scan reads.
-    pub(super) used_cpu: i128,
-    pub(super) used_memory: i128,
-    pub(super) used_pods: i128,
-    pub(super) host_ports: Vec<HostPort>,
+    pub(in crate::engine) used_cpu: i128,
+    pub(in crate::engine) used_memory: i128,
+    pub(in crate::engine) used_pods: i128,
+    pub(in crate::engine) host_ports: Vec<HostPort>,
     /// Claims of the pods placed, on nodes with attach limits.
-    pub(super) volumes: super::volume_usage::Volumes,
+    pub(in crate::engine) volumes: super::volume_usage::Volumes,
 }
 
-pub(super) struct Simulation<'w, 'c, 'a> {
-    pub(super) world: &'w World<'c, 'a>,
-    pub(super) options: Options,
+pub(in crate::engine) struct Simulation<'w, 'c, 'a> {
+    pub(in crate::engine) world: &'w World<'c, 'a>,
+    pub(in crate::engine) options: Options,
     /// Indexed like the cluster's nodes: candidates and deleting nodes.
-    pub(super) excluded: Vec<bool>,
+    pub(in crate::engine) excluded: Vec<bool>,
     /// Pods in place on the candidates (excluded, not deleting): they leave their domains.
-    pub(super) gone: PodIndex<'a>,
+    pub(in crate::engine) gone: PodIndex<'a>,
     /// Pods this simulation placed, and those of them with required anti-affinity.
-    pub(super) landed: PodIndex<'a, Landing>,
-    pub(super) landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
-    pub(super) placed: HashMap<usize, Placed>,
-    pub(super) claims: Vec<Claim<'w, 'a>>,
+    pub(in crate::engine) landed: PodIndex<'a, Landing>,
+    pub(in crate::engine) landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
+    pub(in crate::engine) placed: HashMap<usize, Placed>,
+    pub(in crate::engine) claims: Vec<Claim<'w, 'a>>,
     /// Per pod (by address): whether it can land nowhere ([`Self::doomed`]).
     doomed: HashMap<usize, bool>,
     /// Per NodePool, a NodeClaim not opened yet, as of `fresh_for` claims opened.
     fresh: Vec<Option<Claim<'w, 'a>>>,
     fresh_for: usize,
     /// Pods to place, in the order they are tried: (pod, already pending, from a deleting node).
-    pub(super) queue: Vec<(&'a Pod, bool, bool)>,
-    pub(super) results: Results,
+    pub(in crate::engine) queue: Vec<(&'a Pod, bool, bool)>,
+    pub(in crate::engine) results: Results,
     /// Per NodePool with `spec.limits`: what is left of them (`scheduler.go remainingResources`).
-    pub(super) remaining: BTreeMap<String, Resources>,
+    pub(in crate::engine) remaining: BTreeMap<String, Resources>,
     /// The shared pods' baseline placements and what this simulation changed against them
     /// (`shared_pods.rs`); `None` when nothing is shared or reuse does not apply.
-    pub(super) shared: Option<Tracker<'a>>,
+    pub(in crate::engine) shared: Option<Tracker<'a>>,
 }
 
 impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
-    pub(super) fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
+    pub(in crate::engine) fn new(world: &'w World<'c, 'a>, candidates: &[usize], options: Options) -> Self {
         let cluster = world.cluster;
         let mut excluded = vec![false; cluster.nodes.len()];
         let mut excluded_list: Vec<usize> = candidates.iter().chain(&world.deleting).copied().collect();
@@ -187,7 +187,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// `Scheduler.Solve`: pops pods off the queue and tries each (relaxing its preferences one
     /// at a time); a pod that fails goes to the back and is tried again while the pass makes
     /// progress (`queue.go`), so a pod whose required affinity target lands later still lands.
-    pub(super) fn solve(&mut self) {
+    pub(in crate::engine) fn solve(&mut self) {
         let pods = std::mem::take(&mut self.queue);
         if self.options.decision_only {
             if let Some(&(pod, ..)) = pods.iter().find(|(pod, pending, _)| !pending && self.doomed(pod)) {
@@ -296,7 +296,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
     /// the pod's own copy; returns the outcome and the pod as last tried.
-    pub(super) fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
+    pub(in crate::engine) fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
         let mut tried = Cow::Borrowed(pod);
         // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
         // gets a DRAError, which `trySchedule` returns without relaxing.
@@ -328,7 +328,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
             return false;
         }
-        let key = super::pod_requests::address(pod);
+        let key = crate::engine::incremental::pod_requests::address(pod);
         if let Some(&known) = self.doomed.get(&key) {
             return known;
         }
@@ -478,7 +478,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// Where an attempt left the pod in this simulation's state (before [`Self::outcome`] may
     /// still refuse an uninitialized node).
-    pub(super) fn landing(outcome: &Result<Placement, Vec<String>>) -> Option<Landing> {
+    pub(in crate::engine) fn landing(outcome: &Result<Placement, Vec<String>>) -> Option<Landing> {
         match outcome {
             Ok(Placement::Existing(i, _)) => Some(Landing::Node(*i)),
             Ok(Placement::Claim(i, _)) => Some(Landing::Claim(*i)),
@@ -508,7 +508,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// The pod's fit as tried: the queued pod's is memoised by address, a relaxed copy's by
     /// content only.
-    pub(super) fn fit(&self, pod: &'a Pod, tried: &Pod) -> Rc<super::world::PodFit> {
+    pub(in crate::engine) fn fit(&self, pod: &'a Pod, tried: &Pod) -> Rc<crate::engine::incremental::world::PodFit> {
         if std::ptr::eq(pod, tried) {
             self.world.pod_fit(pod)
         } else {
@@ -517,7 +517,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// Records where a pod landed, for the topology counts of the pods after it.
-    pub(super) fn land(&mut self, at: Landing, pod: &'a Pod) {
+    pub(in crate::engine) fn land(&mut self, at: Landing, pod: &'a Pod) {
         self.landed.push(at, pod);
         let terms = self.world.pod_terms(pod);
         if !terms.required_anti.is_empty() {
@@ -526,7 +526,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     }
 
     /// The pod's topology rules against the placements so far.
-    pub(super) fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
+    pub(in crate::engine) fn rules(&self, pod: &'a Pod, tried: &Pod) -> topology::Rules {
         let terms =
             if std::ptr::eq(pod, tried) { self.world.pod_terms(pod) } else { self.world.terms_by_content(tried) };
         if terms.is_empty()
@@ -551,26 +551,26 @@ struct Unexplained<'a> {
 
 /// Where a placed pod is, for topology.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Landing {
+pub(in crate::engine) enum Landing {
     Node(usize),
     Claim(usize),
 }
 
 /// Where a pod was placed.
 #[derive(Debug, Clone)]
-pub(super) enum Placement {
+pub(in crate::engine) enum Placement {
     /// An existing node, with the fit figures when explaining.
     Existing(usize, Option<String>),
     /// A claim of this simulation; `true` when the pod opened it.
     Claim(usize, bool),
 }
 
-pub(super) fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
+pub(in crate::engine) fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
     pod.status.phase.as_deref() == Some("Pending")
         || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::deleting)
 }
 
-pub(super) fn describe_resources(r: &Resources) -> String {
+pub(in crate::engine) fn describe_resources(r: &Resources) -> String {
     let parts: Vec<String> = r.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     format!("{{{}}}", parts.join(", "))
 }

@@ -216,7 +216,7 @@ impl PodTerms {
 
     /// Every pod filter the pod's rules count (spreads, anti-affinity and affinity terms,
     /// required or preferred).
-    pub(super) fn filters(&self) -> impl Iterator<Item = &PodFilter> + '_ {
+    pub(in crate::engine) fn filters(&self) -> impl Iterator<Item = &PodFilter> + '_ {
         let spreads = self.spreads.iter().map(|(_, f, _)| f);
         spreads.chain(self.anti.iter().chain(&self.affinity).map(|(_, f, _)| f))
     }

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::super::scheduler::{Options, Simulation};
-use super::super::test_clusters::random_cluster;
 use super::super::World;
+use crate::engine::incremental::test_clusters::random_cluster;
 use crate::engine::state::Cluster;
 use crate::testing::now;
 

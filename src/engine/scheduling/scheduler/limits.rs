@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::world::World;
+use crate::engine::incremental::world::World;
 use crate::quantity::Quantity;
 use crate::snapshot::{InstanceType, Resources};
 

@@ -172,7 +172,7 @@ fn a_node_claim_kept_from_an_earlier_pod_takes_the_next_placeholder_hostname() {
 fn a_simulation_queues_its_pods_and_the_shared_ones_as_one_sort_of_everything_would() {
     let (mut merged, mut shared) = (0, 0);
     for seed in 0..100 {
-        let snap = super::super::test_clusters::random_cluster(seed);
+        let snap = crate::engine::incremental::test_clusters::random_cluster(seed);
         let cluster = Cluster::new(&snap, now());
         let world = World::new(&cluster);
         for i in 0..cluster.nodes.len() {
@@ -213,7 +213,7 @@ fn a_spread_that_does_not_select_its_own_pod_does_not_count_it_whatever_pod_was_
     // when the spread's selector selects it (`selfSelecting`). `canary` spreads over the `web`
     // pods without being one: on n1 (one web pod, hostname minimum 0) the skew is 1, allowed.
     // A `web` pod with the very same spread would make it 2. n2 is full.
-    use super::super::test_clusters::{sized, spread};
+    use crate::engine::incremental::test_clusters::{sized, spread};
     let web = spread(sized("web-0", "web", "n1", "100m"), "web");
     let canary = spread(sized("canary", "canary", "", "100m"), "web");
     let mut objects = vec![node_pool("default")];

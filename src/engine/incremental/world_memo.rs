@@ -1,4 +1,4 @@
-//! No upstream twin: what a forecast keeps of one round's [`super::World`] for the next — every
+//! No upstream twin: what a forecast keeps of one round's [`crate::engine::scheduling::World`] for the next — every
 //! pod's requests ([`RequestTable`]) and each existing node's clock-free destination state
 //! ([`NodeParts`]), the index of the pods in place (`kept_pod_index.rs`) and each pod's
 //! topology terms, reused only while what it was computed from is unchanged.
@@ -30,35 +30,35 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use super::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
-use super::kept_pod_index::KeptPodIndex;
-use super::pod_requests::{PodRequests, RequestTable};
-use super::topology::PodTerms;
-use super::world::FitKey;
+use crate::engine::incremental::kept_pod_index::KeptPodIndex;
+use crate::engine::incremental::pod_requests::{PodRequests, RequestTable};
+use crate::engine::incremental::world::FitKey;
+use crate::engine::scheduling::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
+use crate::engine::scheduling::topology::PodTerms;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Node, NodeClaim, Pod, Resources, StringMap, Taint};
 
-/// Owned by the forecast and passed to each round's world ([`super::World::reusing`]).
+/// Owned by the forecast and passed to each round's world ([`crate::engine::scheduling::World::reusing`]).
 #[derive(Debug, Default)]
 pub struct WorldMemo {
-    pub(super) requests: Option<Rc<RequestTable>>,
-    pub(super) base_nodes: BaseNodeMemo,
-    pub(super) pods_in_place: Option<Rc<KeptPodIndex>>,
+    pub(in crate::engine) requests: Option<Rc<RequestTable>>,
+    pub(in crate::engine) base_nodes: BaseNodeMemo,
+    pub(in crate::engine) pods_in_place: Option<Rc<KeptPodIndex>>,
     /// Per pod position, its topology terms once asked for: they follow from the pod alone
     /// (`PodTerms::new`), whatever the round.
-    pub(super) terms: KeptTerms,
+    pub(in crate::engine) terms: KeptTerms,
     /// Per pod position, its node requirements and their fingerprint once asked for: they
     /// follow from the pod and the volume index, which a forecast leaves alone.
-    pub(super) fit_keys: KeptPerPod<FitKey>,
+    pub(in crate::engine) fit_keys: KeptPerPod<FitKey>,
     /// Per fit fingerprint (requirements and tolerations) and node stamp, whether the node's
     /// labels and taints accept such a pod (see [`BaseNodeMemo`]'s stamps).
-    pub(super) static_answers: KeptAnswers,
+    pub(in crate::engine) static_answers: KeptAnswers,
     /// Per topology node filter and node stamp, whether the filter counts the node: it reads
     /// the node's labels and taints alone (`topology_node_filter.rs`).
-    pub(super) node_filter_answers: KeptAnswers,
+    pub(in crate::engine) node_filter_answers: KeptAnswers,
     /// Per topology key and filter, the counts of the pods in place with what they were
     /// counted from (see [`KeptCounts`]).
-    pub(super) counts: KeptCounts,
+    pub(in crate::engine) counts: KeptCounts,
 }
 
 /// Per topology key, then filter: the pods in place that the filter selects, per domain, and
@@ -66,29 +66,33 @@ pub struct WorldMemo {
 /// from those stamps alone (a node's domain and whether the filter counts it follow from its
 /// labels and taints, which its stamp names), so a round whose selected pods sit on nodes with
 /// the same stamps, in the same order, reads the kept counts without tallying them again.
-pub(super) type KeptCounts = Rc<RefCell<HashMap<String, HashMap<String, CountedFrom>>>>;
+pub(in crate::engine) type KeptCounts = Rc<RefCell<HashMap<String, HashMap<String, CountedFrom>>>>;
 
 /// See [`KeptCounts`].
 #[derive(Debug)]
-pub(super) struct CountedFrom {
-    pub(super) stamps: Box<[u64]>,
-    pub(super) counts: Rc<BTreeMap<String, i64>>,
+pub(in crate::engine) struct CountedFrom {
+    pub(in crate::engine) stamps: Box<[u64]>,
+    pub(in crate::engine) counts: Rc<BTreeMap<String, i64>>,
 }
 
 /// See [`WorldMemo::static_answers`]: per question (a fit fingerprint, a node filter), the
 /// answers by stamp.
-pub(super) type KeptAnswers = Rc<RefCell<HashMap<String, StampAnswers>>>;
+pub(in crate::engine) type KeptAnswers = Rc<RefCell<HashMap<String, StampAnswers>>>;
 
 /// Answers indexed by node stamp (stamps are given in sequence, so a vector is dense enough):
 /// [`NOT_ASKED`], [`REFUSED`] or [`ACCEPTED`].
-pub(super) type StampAnswers = Vec<u8>;
+pub(in crate::engine) type StampAnswers = Vec<u8>;
 const NOT_ASKED: u8 = 0;
 const REFUSED: u8 = 1;
 const ACCEPTED: u8 = 2;
 
 /// A node's kept answer under its stamp, asked and kept when not known yet; asked every time
 /// without kept answers or a stamp (0: the node's objects are not named by one).
-pub(super) fn answer_by_stamp(answers: Option<&mut StampAnswers>, stamp: u64, ask: impl FnOnce() -> bool) -> bool {
+pub(in crate::engine) fn answer_by_stamp(
+    answers: Option<&mut StampAnswers>,
+    stamp: u64,
+    ask: impl FnOnce() -> bool,
+) -> bool {
     let (Some(answers), Ok(at)) = (answers.filter(|_| stamp != 0), usize::try_from(stamp)) else { return ask() };
     if at >= answers.len() {
         answers.resize(at + 1, NOT_ASKED);
@@ -105,10 +109,10 @@ pub(super) fn answer_by_stamp(answers: Option<&mut StampAnswers>, stamp: u64, as
 }
 
 /// Per pod position, a value once computed; shared by the memo and each round's world.
-pub(super) type KeptPerPod<T> = Rc<RefCell<Vec<Option<Rc<T>>>>>;
+pub(in crate::engine) type KeptPerPod<T> = Rc<RefCell<Vec<Option<Rc<T>>>>>;
 
 /// Per pod position, its topology terms.
-pub(super) type KeptTerms = KeptPerPod<PodTerms>;
+pub(in crate::engine) type KeptTerms = KeptPerPod<PodTerms>;
 
 impl WorldMemo {
     /// See [`crate::engine::RoundCache::nodes_changed`].
@@ -117,12 +121,12 @@ impl WorldMemo {
     }
 
     /// The kept terms, sized to `pods` (emptied if the pods shrank).
-    pub(super) fn terms_for(&self, pods: &[Pod]) -> KeptTerms {
+    pub(in crate::engine) fn terms_for(&self, pods: &[Pod]) -> KeptTerms {
         sized_to(&self.terms, pods)
     }
 
     /// The kept fit keys, sized to `pods` (emptied if the pods shrank).
-    pub(super) fn fit_keys_for(&self, pods: &[Pod]) -> KeptPerPod<FitKey> {
+    pub(in crate::engine) fn fit_keys_for(&self, pods: &[Pod]) -> KeptPerPod<FitKey> {
         sized_to(&self.fit_keys, pods)
     }
 }
@@ -140,7 +144,7 @@ fn sized_to<T>(kept: &KeptPerPod<T>, pods: &[Pod]) -> KeptPerPod<T> {
 
 /// Per node name, the parts and the inputs they were computed from.
 #[derive(Debug, Default)]
-pub(super) struct BaseNodeMemo {
+pub(in crate::engine) struct BaseNodeMemo {
     by_name: HashMap<String, Kept>,
     /// When the forecast says so: the only nodes whose Node or NodeClaim may have changed since
     /// the last round (see [`BaseNodeMemo::only_changed`]).
@@ -239,7 +243,7 @@ struct PodMark {
 impl BaseNodeMemo {
     /// The node as a destination: its kept parts when its inputs are those it was computed
     /// from, else computed (and kept).
-    pub(super) fn base_node<'a>(
+    pub(in crate::engine) fn base_node<'a>(
         &mut self,
         cluster: &Cluster<'a>,
         node: &StateNode<'a>,
@@ -281,7 +285,7 @@ impl BaseNodeMemo {
     }
 
     /// Forgets the nodes the cluster no longer has, and the forecast's word on the round.
-    pub(super) fn keep_only(&mut self, cluster: &Cluster<'_>) {
+    pub(in crate::engine) fn keep_only(&mut self, cluster: &Cluster<'_>) {
         self.by_name.retain(|name, _| cluster.node_index.contains_key(name.as_str()));
         self.changed = None;
     }
@@ -289,12 +293,12 @@ impl BaseNodeMemo {
     /// For the next round only: of the nodes kept, only those named in `changed` may have a
     /// Node or NodeClaim that differs from the last round's (their pods are compared anyway).
     /// The forecast changes the snapshot itself, so it can say which ones it touched.
-    pub(super) fn only_changed(&mut self, changed: BTreeSet<String>) {
+    pub(in crate::engine) fn only_changed(&mut self, changed: BTreeSet<String>) {
         self.changed = Some(changed);
     }
 
     #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::engine) fn len(&self) -> usize {
         self.by_name.len()
     }
 }

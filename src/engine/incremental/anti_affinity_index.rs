@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use super::existing_node::BaseNode;
-use super::topology::{PodFilter, PodTerms};
+use crate::engine::scheduling::existing_node::BaseNode;
+use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
 
@@ -32,7 +32,7 @@ pub struct AntiAffinityGroups {
 }
 
 /// A pod's topology terms, as a forecast keeps them from one round to the next.
-pub(super) type TermsOf<'f> = &'f dyn Fn(&Pod) -> Rc<PodTerms>;
+pub(in crate::engine) type TermsOf<'f> = &'f dyn Fn(&Pod) -> Rc<PodTerms>;
 
 /// Groups by topology key and filter, in the order of both.
 type ById = BTreeMap<(String, String), AntiAffinityGroup>;
@@ -41,7 +41,11 @@ impl AntiAffinityGroups {
     /// The groups of the pods in place on `nodes`. `kept_terms` gives a pod's topology terms
     /// when a forecast keeps them from round to round (their required anti-affinity filters are
     /// those built here, `PodTerms::new`); otherwise each term's filter is built afresh.
-    pub(super) fn new(nodes: &[BaseNode<'_>], cluster: &Cluster<'_>, kept_terms: Option<TermsOf<'_>>) -> Self {
+    pub(in crate::engine) fn new(
+        nodes: &[BaseNode<'_>],
+        cluster: &Cluster<'_>,
+        kept_terms: Option<TermsOf<'_>>,
+    ) -> Self {
         let holders = nodes
             .iter()
             .enumerate()
@@ -100,7 +104,7 @@ fn by_own_terms<'p>(holders: impl Iterator<Item = (usize, &'p Pod)>) -> ById {
     let mut by_id = ById::new();
     for (i, pod) in holders {
         for term in crate::engine::pod::required_anti_affinity_terms(pod) {
-            let filter = super::topology::term_filter(pod, term);
+            let filter = crate::engine::scheduling::topology::term_filter(pod, term);
             by_id
                 .entry((term.topology_key.clone(), filter.cache_key().to_owned()))
                 .or_insert_with(|| AntiAffinityGroup { key: term.topology_key.clone(), filter, nodes: Vec::new() })

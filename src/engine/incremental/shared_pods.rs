@@ -35,11 +35,11 @@ use std::rc::Rc;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::pod_index::PodIndex;
-use super::pod_requests::address;
-use super::scheduler::{Landing, Options, Simulation};
-use super::topology::{PodFilter, PodTerms, Rules};
-use super::world::World;
+use crate::engine::incremental::pod_index::PodIndex;
+use crate::engine::incremental::pod_requests::address;
+use crate::engine::incremental::world::World;
+use crate::engine::scheduling::scheduler::{Landing, Options, Simulation};
+use crate::engine::scheduling::topology::{PodFilter, PodTerms, Rules};
 use crate::snapshot::Pod;
 
 /// Where a shared pod's first attempt went with no candidate removed.
@@ -74,7 +74,7 @@ pub(crate) struct Baseline {
 }
 
 impl Baseline {
-    pub(super) fn new(world: &World<'_, '_>, consolidation: bool) -> Self {
+    pub(in crate::engine) fn new(world: &World<'_, '_>, consolidation: bool) -> Self {
         // No candidate: the queue is exactly the shared pods, in the order every simulation
         // tries them among its own.
         let mut sim = Simulation::new(world, &[], Options { consolidation, ..Options::default() });
@@ -105,7 +105,7 @@ impl Baseline {
 /// What one candidate's simulation changed against the [`Baseline`] during its first pass over
 /// the queue (retries are always placed as usual).
 #[derive(Debug)]
-pub(super) struct Tracker<'a> {
+pub(in crate::engine) struct Tracker<'a> {
     baseline: Rc<Baseline>,
     candidates: Vec<usize>,
     /// Pods that sit elsewhere than in the baseline at this point: the candidates' pods that
@@ -124,13 +124,18 @@ pub(super) struct Tracker<'a> {
     /// Shared pods whose first attempt is still to come: once none is, nothing is tracked.
     shared_left: usize,
     /// Shared pods taken from the baseline, for tests and profiles.
-    pub(super) reused: usize,
+    pub(in crate::engine) reused: usize,
 }
 
 impl<'a> Tracker<'a> {
     /// For a simulation of `candidates` with `options` whose queue holds `shared` shared pods,
     /// when there are shared pods to reuse.
-    pub(super) fn new(world: &World<'_, 'a>, candidates: &[usize], options: Options, shared: usize) -> Option<Self> {
+    pub(in crate::engine) fn new(
+        world: &World<'_, 'a>,
+        candidates: &[usize],
+        options: Options,
+        shared: usize,
+    ) -> Option<Self> {
         let no_shared = shared == 0;
         // The detail's fit figures read the free room as the search found it, and a deleting
         // candidate's pods are shared in the baseline but the candidate's own here.
@@ -154,7 +159,7 @@ impl<'a> Tracker<'a> {
 impl<'a> Simulation<'_, '_, 'a> {
     /// The baseline's existing node for a shared pod's first attempt, when it provably takes
     /// the pod here too (see the module's comment).
-    pub(super) fn reusable_destination(&self, pod: &'a Pod) -> Option<usize> {
+    pub(in crate::engine) fn reusable_destination(&self, pod: &'a Pod) -> Option<usize> {
         let tracker = self.shared.as_ref()?;
         let shared = tracker.baseline.pods.get(&address(pod))?;
         let (First::Node(node), Some(rules)) = (shared.first, shared.rules.as_ref()) else { return None };
@@ -219,7 +224,7 @@ impl<'a> Simulation<'_, '_, 'a> {
 
     /// Records a first attempt's landing against the baseline: `shared` pods that went where
     /// they went there change nothing.
-    pub(super) fn track_first_attempt(&mut self, pod: &'a Pod, shared: bool, landed: Option<Landing>) {
+    pub(in crate::engine) fn track_first_attempt(&mut self, pod: &'a Pod, shared: bool, landed: Option<Landing>) {
         let Some(tracker) = self.shared.as_ref().filter(|t| t.shared_left > 0) else { return };
         let mut emptier = None;
         if shared {
@@ -251,7 +256,7 @@ impl<'a> Simulation<'_, '_, 'a> {
 
     /// Counts a shared pod's first attempt (before it is tracked: the last one changes nothing
     /// that is still to come).
-    pub(super) fn shared_attempted(&mut self) {
+    pub(in crate::engine) fn shared_attempted(&mut self) {
         if let Some(tracker) = self.shared.as_mut() {
             tracker.shared_left = tracker.shared_left.saturating_sub(1);
         }

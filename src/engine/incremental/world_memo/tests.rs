@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::json;
 
-use super::{answer_by_stamp, WorldMemo};
+use crate::engine::incremental::world_memo::{answer_by_stamp, WorldMemo};
 use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pdb::Limits;
 use crate::engine::scheduling::topology::PodFilter;

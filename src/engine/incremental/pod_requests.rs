@@ -15,7 +15,7 @@ type Family<'p> = (&'p str, &'p str, &'p str);
 /// Every snapshot pod's requests, by position in `snapshot.pods` (a dense table: looking a pod
 /// up costs an address subtraction, not a hash).
 #[derive(Debug)]
-pub(super) struct PodRequests<'a> {
+pub(in crate::engine) struct PodRequests<'a> {
     pods: &'a [Pod],
     requests: Rc<RequestTable>,
 }
@@ -26,13 +26,13 @@ pub(super) struct PodRequests<'a> {
 pub(crate) type RequestTable = Vec<Rc<Resources>>;
 
 impl<'a> PodRequests<'a> {
-    pub(super) fn new(pods: &'a [Pod]) -> Self {
+    pub(in crate::engine) fn new(pods: &'a [Pod]) -> Self {
         PodRequests { pods, requests: Rc::new(compute(pods)) }
     }
 
     /// The same, from `kept` (a table built for a prefix of these pods in an earlier round),
     /// extended to every pod; `kept` then holds the extended table for the next round.
-    pub(super) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>) -> Self {
+    pub(in crate::engine) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>) -> Self {
         let mut table = kept.take().filter(|t| t.len() <= pods.len()).unwrap_or_default();
         if table.len() < pods.len() {
             let more = compute(&pods[table.len()..]);
@@ -43,7 +43,7 @@ impl<'a> PodRequests<'a> {
     }
 
     /// The requests of a pod of the snapshot; `None` for any other pod.
-    pub(super) fn get(&self, pod: &Pod) -> Option<&Rc<Resources>> {
+    pub(in crate::engine) fn get(&self, pod: &Pod) -> Option<&Rc<Resources>> {
         let (base, at, size) = (self.pods.as_ptr() as usize, address(pod), std::mem::size_of::<Pod>());
         let i = at.checked_sub(base)? / size.max(1);
         std::ptr::eq(self.pods.get(i)?, pod).then(|| &self.requests[i])
@@ -100,6 +100,6 @@ fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
         && inputs(a).eq(inputs(b))
 }
 
-pub(super) fn address(pod: &Pod) -> usize {
+pub(in crate::engine) fn address(pod: &Pod) -> usize {
     std::ptr::from_ref(pod) as usize
 }

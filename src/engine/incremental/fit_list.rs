@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::world::World;
+use crate::engine::incremental::world::World;
 
 /// How many nodes share one pruning bound in a [`FitList`].
 const BLOCK: usize = 32;
@@ -46,7 +46,7 @@ impl Blocks {
 }
 
 impl FitList {
-    pub(super) fn new(positions: Vec<usize>, world: &World<'_, '_>) -> Self {
+    pub(in crate::engine) fn new(positions: Vec<usize>, world: &World<'_, '_>) -> Self {
         let free = |p: usize| {
             let node = &world.nodes[world.order[p]];
             (node.free_cpu, node.free_memory)

@@ -14,27 +14,29 @@ use foldhash::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::anti_affinity_index::{AntiAffinityGroups, TermsOf};
-use super::existing_node::{base_node, BaseNode, DaemonPod};
-use super::fit_error::RefusalClass;
-use super::fit_list::FitList;
-use super::host_port_usage::{HostPort, HostPortTable};
-use super::instance_types::instance_type_values;
-use super::kept_pod_index::{InPlace, KeptPodIndex};
-use super::node_claim_template::{daemon_pods, templates, Template};
-use super::pod_index::{IndexedKeys, PodIndex};
-use super::pod_requests::{address, PodRequests};
-use super::preferences::Preferences;
-use super::queue;
-use super::requirements::Requirements;
-use super::scheduler::Settings;
-use super::shared_pods::Baseline;
-use super::taints;
-use super::topology::{PodFilter, PodTerms};
-use super::world_memo::{answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo};
+use crate::engine::incremental::anti_affinity_index::{AntiAffinityGroups, TermsOf};
+use crate::engine::incremental::fit_list::FitList;
+use crate::engine::incremental::kept_pod_index::{InPlace, KeptPodIndex};
+use crate::engine::incremental::pod_index::{IndexedKeys, PodIndex};
+use crate::engine::incremental::pod_requests::{address, PodRequests};
+use crate::engine::incremental::shared_pods::Baseline;
+use crate::engine::incremental::world_memo::{
+    answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo,
+};
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
+use crate::engine::scheduling::existing_node::{base_node, BaseNode, DaemonPod};
+use crate::engine::scheduling::fit_error::RefusalClass;
+use crate::engine::scheduling::host_port_usage::{HostPort, HostPortTable};
+use crate::engine::scheduling::instance_types::instance_type_values;
+use crate::engine::scheduling::node_claim_template::{daemon_pods, templates, Template};
+use crate::engine::scheduling::preferences::Preferences;
+use crate::engine::scheduling::queue;
+use crate::engine::scheduling::requirements::Requirements;
+use crate::engine::scheduling::scheduler::Settings;
+use crate::engine::scheduling::taints;
+use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::quantity::Quantity;
 use crate::snapshot::{Pod, Resources};
@@ -185,7 +187,7 @@ pub(crate) struct FitKey {
 
 impl FitKey {
     fn new(pod: &Pod, cluster: &Cluster<'_>) -> Self {
-        let requirements = super::pod_data::node_requirements(pod, cluster);
+        let requirements = crate::engine::scheduling::pod_data::node_requirements(pod, cluster);
         let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
         FitKey { requirements: requirements.into(), fingerprint }
     }
@@ -272,7 +274,12 @@ impl<'c, 'a> World<'c, 'a> {
                 (selector_keys, PodsIndexed::Built(index))
             }
         };
-        let pending = cluster.unbound_pods.iter().copied().filter(|p| super::pod_data::is_provisionable(p)).collect();
+        let pending = cluster
+            .unbound_pods
+            .iter()
+            .copied()
+            .filter(|p| crate::engine::scheduling::pod_data::is_provisionable(p))
+            .collect();
         let deleting: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
         let deleting_pods = PodIndex::new(
             deleting.iter().flat_map(|&i| nodes[i].pods.iter().map(move |p| (i, *p))),
@@ -334,13 +341,17 @@ impl<'c, 'a> World<'c, 'a> {
     }
 
     /// The shared pods' baseline for simulations with (or without) consolidation's rules.
-    pub(super) fn shared_baseline(&self, consolidation: bool) -> Rc<Baseline> {
+    pub(in crate::engine) fn shared_baseline(&self, consolidation: bool) -> Rc<Baseline> {
         let cell = &self.shared_baselines[usize::from(consolidation)];
         Rc::clone(cell.get_or_init(|| Rc::new(Baseline::new(self, consolidation))))
     }
 
     /// The refusal class under `key`, built once.
-    pub(super) fn refusal_class(&self, key: String, build: impl FnOnce() -> RefusalClass) -> Rc<RefusalClass> {
+    pub(in crate::engine) fn refusal_class(
+        &self,
+        key: String,
+        build: impl FnOnce() -> RefusalClass,
+    ) -> Rc<RefusalClass> {
         if let Some(hit) = self.refusal_classes.borrow().get(&key) {
             return Rc::clone(hit);
         }
@@ -375,13 +386,13 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The pods every simulation queues whatever its candidates (when none of them is
     /// deleting): the pending pods and the deleting nodes' movers, in queue order.
-    pub(super) fn shared_queue(&self) -> &[queue::Keyed<'a>] {
+    pub(in crate::engine) fn shared_queue(&self) -> &[queue::Keyed<'a>] {
         self.shared_queue.get_or_init(|| queue::keyed(self.shared_gathered(&[]), self))
     }
 
     /// The pending pods and the movers of the deleting nodes not in `candidates` (sorted: a
     /// deleting candidate's pods are its own), with where each was gathered from.
-    pub(super) fn shared_gathered<'s>(
+    pub(in crate::engine) fn shared_gathered<'s>(
         &'s self,
         candidates: &'s [usize],
     ) -> impl Iterator<Item = (queue::Gathered, queue::Queued<'a>)> + 's {
@@ -394,7 +405,7 @@ impl<'c, 'a> World<'c, 'a> {
     }
 
     /// The host ports a pod asks for (`host_port_usage.rs`), kept per pod of the snapshot.
-    pub(super) fn host_ports(&self, pod: &Pod) -> Cow<'_, [HostPort]> {
+    pub(in crate::engine) fn host_ports(&self, pod: &Pod) -> Cow<'_, [HostPort]> {
         self.host_ports.of(pod)
     }
 
@@ -551,7 +562,7 @@ impl<'c, 'a> World<'c, 'a> {
     /// When every alternative requires `kubernetes.io/hostname` `In` some values, the only
     /// nodes that can admit the pod are those with one of them (a node without the label, or
     /// with another value, fails `In`): their positions, in order. `None` otherwise.
-    pub(super) fn pinned_positions(&self, requirements: &[Requirements]) -> Option<Vec<usize>> {
+    pub(in crate::engine) fn pinned_positions(&self, requirements: &[Requirements]) -> Option<Vec<usize>> {
         let mut values: Vec<&str> = Vec::new();
         for alternative in requirements {
             let pin = alternative.get(HOSTNAME).filter(|r| {
@@ -581,17 +592,18 @@ impl<'c, 'a> World<'c, 'a> {
     /// preference relaxed, when no new NodeClaim could take it either (a claim's hostname is a
     /// placeholder, `NewNodeClaim`); `None` when it is not pinned so. A function of the pod
     /// and the nodes alone: memoised per pod for every simulation of the world.
-    pub(super) fn relaxed_pins(&self, pod: &'a Pod) -> Option<Rc<[usize]>> {
+    pub(in crate::engine) fn relaxed_pins(&self, pod: &'a Pod) -> Option<Rc<[usize]>> {
         let key = address(pod);
         if let Some(known) = self.relaxed_pins.borrow().get(&key) {
             return known.clone();
         }
         let mut relaxed = Cow::Borrowed(pod);
-        super::preferences::ignore_preferences(&mut relaxed);
-        let requirements = super::pod_data::node_requirements(&relaxed, self.cluster);
+        crate::engine::scheduling::preferences::ignore_preferences(&mut relaxed);
+        let requirements = crate::engine::scheduling::pod_data::node_requirements(&relaxed, self.cluster);
         let claimable = |r: &Requirements| {
-            r.get(HOSTNAME)
-                .is_none_or(|h| h.values.iter().any(|v| v.starts_with(super::node_claim::PLACEHOLDER_PREFIX)))
+            r.get(HOSTNAME).is_none_or(|h| {
+                h.values.iter().any(|v| v.starts_with(crate::engine::scheduling::node_claim::PLACEHOLDER_PREFIX))
+            })
         };
         let pins: Option<Rc<[usize]>> =
             if requirements.iter().any(claimable) { None } else { self.pinned_positions(&requirements).map(Rc::from) };
@@ -659,7 +671,7 @@ impl<'c, 'a> World<'c, 'a> {
 
 /// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
 /// requires through `matchLabels`.
-pub(super) fn selector_keys(pods: &[Pod]) -> IndexedKeys {
+pub(in crate::engine) fn selector_keys(pods: &[Pod]) -> IndexedKeys {
     let mut keys: HashSet<String> = HashSet::default();
     for pod in pods {
         let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());
@@ -697,7 +709,7 @@ fn controller_key(pod: &Pod) -> Option<String> {
 /// The pod's controller, for pods whose placement inputs come from one template; `None` for
 /// pods with persistent volume claims (each claim has its own zone).
 fn sibling_key(pod: &Pod) -> Option<String> {
-    if super::volume_topology::has_claims(pod) {
+    if crate::engine::scheduling::volume_topology::has_claims(pod) {
         return None;
     }
     controller_key(pod)
@@ -712,7 +724,7 @@ fn same_fit_inputs(a: &Pod, b: &Pod) -> bool {
     a.spec.node_selector == b.spec.node_selector
         && a.spec.tolerations == b.spec.tolerations
         && node_affinity(a) == node_affinity(b)
-        && !super::volume_topology::has_claims(b)
+        && !crate::engine::scheduling::volume_topology::has_claims(b)
 }
 
 /// The values of `key` a NodePool can launch (`topology.go buildDomainGroups`): its

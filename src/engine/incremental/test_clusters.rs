@@ -7,7 +7,7 @@ use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::testing::{managed_node, node_pool, pod, set, snapshot};
 
 /// A pod of `app` asking for `cpu`, on `node` ("" for pending).
-pub(super) fn sized(name: &str, app: &str, node: &str, cpu: &str) -> serde_json::Value {
+pub(in crate::engine) fn sized(name: &str, app: &str, node: &str, cpu: &str) -> serde_json::Value {
     let containers = json!([{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]);
     let p = set(set(pod(name, node), "/spec/containers", containers), "/metadata/labels", json!({"app": app}));
     if node.is_empty() {
@@ -23,7 +23,7 @@ pub(super) fn sized(name: &str, app: &str, node: &str, cpu: &str) -> serde_json:
 }
 
 /// One zone spread per hostname over the pods of `app`.
-pub(super) fn spread(p: serde_json::Value, app: &str) -> serde_json::Value {
+pub(in crate::engine) fn spread(p: serde_json::Value, app: &str) -> serde_json::Value {
     set(
         p,
         "/spec/topologySpreadConstraints",
@@ -34,7 +34,7 @@ pub(super) fn spread(p: serde_json::Value, app: &str) -> serde_json::Value {
 
 /// A small random cluster: two zones, uneven loads, shared pods of every kind with affinity,
 /// anti-affinity and spreads over a few apps.
-pub(super) fn random_cluster(seed: u64) -> crate::snapshot::Snapshot {
+pub(in crate::engine) fn random_cluster(seed: u64) -> crate::snapshot::Snapshot {
     let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
     let mut next = |n: u64| {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);

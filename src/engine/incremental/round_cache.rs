@@ -1,7 +1,7 @@
 //! No upstream twin: what a forecast keeps from one round's replay for the next, so that a
 //! round does not rebuild from the snapshot what the previous commands did not change.
 //!
-//! An explicit value the forecast owns and passes to [`super::controller::replay_round_with`];
+//! An explicit value the forecast owns and passes to [`crate::engine::controller::replay_round_with`];
 //! it holds owned data and positions into the snapshot's vectors, never borrows, so the
 //! forecast can change the snapshot in place between rounds. The replay stays a function of
 //! the snapshot and the clock: a round with the cache gives the same bytes as one without it.
@@ -27,25 +27,25 @@
 
 use std::sync::Arc;
 
-use super::pdb::Limits;
-use super::pod_table::PodTable;
-use super::scheduling::WorldMemo;
+use crate::engine::pdb::Limits;
+use crate::engine::pod_table::PodTable;
+use crate::engine::scheduling::WorldMemo;
 use crate::snapshot::Snapshot;
 
 #[derive(Debug, Default)]
 pub(crate) struct RoundCache {
     pod_table: Arc<PodTable>,
-    pub(super) world: WorldMemo,
+    pub(in crate::engine) world: WorldMemo,
     /// Every pod's terminal and terminating bits as the last round read them
-    /// ([`super::state::Cluster::read_pod_status_from`]).
-    pub(super) pod_status: Vec<u8>,
+    /// ([`crate::engine::state::Cluster::read_pod_status_from`]).
+    pub(in crate::engine) pod_status: Vec<u8>,
     /// When the caller says so: the only pods whose status bits may have changed since.
-    pub(super) status_changed: Option<Vec<usize>>,
+    pub(in crate::engine) status_changed: Option<Vec<usize>>,
 }
 
 impl RoundCache {
     /// Extends the per-pod tables to the snapshot's pods (a forecast appends some).
-    pub(super) fn cover(&mut self, snapshot: &Snapshot) {
+    pub(in crate::engine) fn cover(&mut self, snapshot: &Snapshot) {
         Arc::make_mut(&mut self.pod_table).cover(&snapshot.pods, &snapshot.pdbs);
     }
 
@@ -64,13 +64,17 @@ impl RoundCache {
     }
 
     /// What is known of every pod (once [`RoundCache::cover`] ran).
-    pub(super) fn pod_table(&self) -> Arc<PodTable> {
+    pub(in crate::engine) fn pod_table(&self) -> Arc<PodTable> {
         Arc::clone(&self.pod_table)
     }
 }
 
 /// The snapshot's PDBs, reading `table` and the round's `status` bytes when there are.
-pub(super) fn limits(snapshot: &Snapshot, table: Option<Arc<PodTable>>, status: Option<Arc<[u8]>>) -> Limits<'_> {
+pub(in crate::engine) fn limits(
+    snapshot: &Snapshot,
+    table: Option<Arc<PodTable>>,
+    status: Option<Arc<[u8]>>,
+) -> Limits<'_> {
     match table {
         Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t).with_status(status),
         None => Limits::new(&snapshot.pdbs),

@@ -3,9 +3,9 @@
 
 use serde_json::json;
 
-use super::super::scheduler::{Options, Simulation};
-use super::super::test_clusters::{random_cluster, sized, spread};
-use super::super::World;
+use crate::engine::incremental::test_clusters::{random_cluster, sized, spread};
+use crate::engine::scheduling::scheduler::{Options, Simulation};
+use crate::engine::scheduling::World;
 use crate::engine::state::Cluster;
 use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
 

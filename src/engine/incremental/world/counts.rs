@@ -6,11 +6,11 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use super::{PodsIndexed, World};
+use crate::engine::incremental::kept_pod_index::InPlace;
+use crate::engine::incremental::world::{PodsIndexed, World};
+use crate::engine::incremental::world_memo::{CountedFrom, KeptCounts};
 use crate::engine::pod;
-use crate::engine::scheduling::kept_pod_index::InPlace;
 use crate::engine::scheduling::topology::PodFilter;
-use crate::engine::scheduling::world_memo::{CountedFrom, KeptCounts};
 use crate::snapshot::Pod;
 
 /// A topology key's domains on the existing nodes: each node's domain as a number into

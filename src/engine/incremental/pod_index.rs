@@ -10,18 +10,18 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use super::topology::PodFilter;
+use crate::engine::scheduling::topology::PodFilter;
 use crate::snapshot::Pod;
 
 /// The label keys worth a posting list, sorted (tested by binary search, not hashing: pods
 /// carry few labels and the index tests every one of them). Shared with the indexes of each
 /// simulation; `Arc` because the world's index is built on another thread.
-pub(super) type IndexedKeys = Arc<[String]>;
+pub(in crate::engine) type IndexedKeys = Arc<[String]>;
 
 /// Pods with where they are (`L`: a node, or a node or a new NodeClaim), and posting lists
 /// into them.
 #[derive(Debug)]
-pub(super) struct PodIndex<'a, L = usize> {
+pub(in crate::engine) struct PodIndex<'a, L = usize> {
     pods: Vec<(L, &'a Pod)>,
     by_namespace: HashMap<&'a str, Namespace<'a>>,
     /// `None`: every key.
@@ -44,7 +44,7 @@ impl<L> Default for PodIndex<'_, L> {
 impl<'a, L: Copy> PodIndex<'a, L> {
     /// Indexes `(location, pod)` pairs, with posting lists for the label `keys` only (every key
     /// when `None`): a selector on another key reads its namespace's list.
-    pub(super) fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<IndexedKeys>) -> Self {
+    pub(in crate::engine) fn new(pods: impl IntoIterator<Item = (L, &'a Pod)>, keys: Option<IndexedKeys>) -> Self {
         let mut index = PodIndex { keys, ..PodIndex::default() };
         for (at, pod) in pods {
             index.push(at, pod);
@@ -52,7 +52,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
         index
     }
 
-    pub(super) fn push(&mut self, at: L, pod: &'a Pod) {
+    pub(in crate::engine) fn push(&mut self, at: L, pod: &'a Pod) {
         let id = u32::try_from(self.pods.len()).unwrap_or(u32::MAX);
         let namespace = self.by_namespace.entry(pod.metadata.namespace()).or_default();
         namespace.pods.push(id);
@@ -66,7 +66,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
 
     /// Whether `filter` selects any indexed pod (the same answer as [`Self::matching`], without
     /// gathering the posting lists).
-    pub(super) fn any_matching(&self, filter: &PodFilter) -> bool {
+    pub(in crate::engine) fn any_matching(&self, filter: &PodFilter) -> bool {
         let (Some(namespaces), Some(selector)) = (&filter.namespaces, &filter.selector) else {
             return filter.namespaces.is_none()
                 && filter.selector.is_some()
@@ -82,17 +82,17 @@ impl<'a, L: Copy> PodIndex<'a, L> {
     }
 
     /// [`Self::any_matching`] among the pods pushed after the first `from` only.
-    pub(super) fn any_matching_since(&self, filter: &PodFilter, from: usize) -> bool {
+    pub(in crate::engine) fn any_matching_since(&self, filter: &PodFilter, from: usize) -> bool {
         filter.selector.is_some() && self.pods.iter().skip(from).any(|(_, pod)| filter.matches(pod))
     }
 
     /// How many pods were pushed.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::engine) fn len(&self) -> usize {
         self.pods.len()
     }
 
     /// Every indexed pod `filter` selects, with where it is, in no particular order.
-    pub(super) fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
+    pub(in crate::engine) fn matching<'i>(&'i self, filter: &'i PodFilter) -> impl Iterator<Item = (L, &'a Pod)> + 'i {
         let ids: Vec<&'i [u32]> = match (&filter.namespaces, &filter.selector) {
             (Some(namespaces), Some(selector)) => namespaces
                 .iter()
@@ -114,7 +114,7 @@ impl<'a, L: Copy> PodIndex<'a, L> {
     }
 }
 
-pub(super) fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
+pub(in crate::engine) fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
     keys.is_none_or(|keys| keys.binary_search_by(|k| k.as_str().cmp(key)).is_ok())
 }
 

@@ -1,4 +1,4 @@
-//! No upstream twin: the index of the pods in place ([`super::PodsInPlace`]) as a forecast
+//! No upstream twin: the index of the pods in place ([`crate::engine::scheduling::PodsInPlace`]) as a forecast
 //! keeps it from one round to the next.
 //!
 //! The posting lists (namespace, label) → pods depend on the pods' namespaces and labels only,
@@ -13,14 +13,14 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use super::pod_index::{is_indexed, IndexedKeys};
-use super::topology::PodFilter;
+use crate::engine::incremental::pod_index::{is_indexed, IndexedKeys};
+use crate::engine::scheduling::topology::PodFilter;
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;
 
 /// Posting lists over the first `covered` pods of a snapshot.
 #[derive(Debug, Clone, Default)]
-pub(super) struct KeptPodIndex {
+pub(in crate::engine) struct KeptPodIndex {
     covered: usize,
     keys: IndexedKeys,
     by_namespace: HashMap<String, Namespace>,
@@ -40,14 +40,14 @@ struct Namespace {
 impl KeptPodIndex {
     /// The index over `pods`, reusing `kept` when it covers a prefix of them with the same
     /// selector keys (appended pods are added; otherwise it is built anew).
-    pub(super) fn covering(kept: Option<Rc<KeptPodIndex>>, pods: &[Pod]) -> Rc<KeptPodIndex> {
+    pub(in crate::engine) fn covering(kept: Option<Rc<KeptPodIndex>>, pods: &[Pod]) -> Rc<KeptPodIndex> {
         let mut index = kept.filter(|k| k.covered <= pods.len()).unwrap_or_default();
         if index.covered == pods.len() {
             return index;
         }
         // The keys are a union over the pods, so the appended pods' own keys are all that can
         // be new: the kept keys stand when they have them all, else the two make the union.
-        let appended = super::world::selector_keys(&pods[index.covered..]);
+        let appended = crate::engine::incremental::world::selector_keys(&pods[index.covered..]);
         if !appended.iter().all(|k| index.keys.binary_search(k).is_ok()) {
             let mut keys: Vec<String> = index.keys.iter().chain(appended.iter()).cloned().collect();
             keys.sort_unstable();
@@ -112,14 +112,14 @@ impl KeptPodIndex {
         }
     }
 
-    pub(super) fn keys(&self) -> &IndexedKeys {
+    pub(in crate::engine) fn keys(&self) -> &IndexedKeys {
         &self.keys
     }
 }
 
 /// The kept lists with this round's location of each pod.
 #[derive(Debug)]
-pub(super) struct InPlace {
+pub(in crate::engine) struct InPlace {
     index: Rc<KeptPodIndex>,
     /// Per pod position: the node it is active on, or [`NOWHERE`].
     node_of: Vec<u32>,
@@ -129,7 +129,7 @@ const NOWHERE: u32 = u32::MAX;
 
 impl InPlace {
     /// The active pods of every existing node of `cluster`, located.
-    pub(super) fn new(index: Rc<KeptPodIndex>, cluster: &Cluster<'_>) -> Self {
+    pub(in crate::engine) fn new(index: Rc<KeptPodIndex>, cluster: &Cluster<'_>) -> Self {
         let pods = &cluster.snapshot.pods;
         let mut node_of = vec![NOWHERE; pods.len()];
         let (base, size) = (pods.as_ptr() as usize, std::mem::size_of::<Pod>().max(1));
@@ -145,7 +145,7 @@ impl InPlace {
     }
 
     /// The node of every pod in place that `filter` selects, in no particular order.
-    pub(super) fn nodes_matching<'i>(
+    pub(in crate::engine) fn nodes_matching<'i>(
         &'i self,
         filter: &'i PodFilter,
         pods: &'i [Pod],
