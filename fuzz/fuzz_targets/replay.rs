@@ -3,7 +3,7 @@
 //! original's verdicts.
 #![no_main]
 
-use kubectl_consolidation::engine::redaction_oracle::redaction_differences;
+use kubectl_consolidation::redaction_oracle::redaction_differences;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,7 +9,7 @@
 //! cannot serve kubectl; one engine for both is this module.)
 //!
 //! Object names after `KIND/` come from `--snapshot FILE` or `--demo` when given, else from the
-//! live cluster, bounded by [`LIVE_DEADLINE`] and silent on failure.
+//! live cluster, bounded by [`names::LIVE_DEADLINE`] and silent on failure.
 
 mod line;
 mod names;

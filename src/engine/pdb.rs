@@ -10,9 +10,9 @@ use foldhash::HashMap;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::incremental::pod_table::{position_in, PodTable};
 use super::labels::selector_matches;
 use super::pod;
-use super::pod_table::{position_in, PodTable};
 use crate::snapshot::{is_true, Pod, PodDisruptionBudget};
 
 /// Why a pod cannot be evicted.
@@ -225,6 +225,17 @@ pub(crate) fn is_fully_blocking(pdb: &PodDisruptionBudget) -> bool {
 /// Whether the pod is Ready (used by `pdb-audit` for healthy counts).
 pub(crate) fn is_ready(pod: &Pod) -> bool {
     is_true(&pod.status.conditions, "Ready")
+}
+
+impl PodTable {
+    /// Adds the pods the table does not cover yet, matching them against `pdbs` as
+    /// [`Limits::matching`] would.
+    pub(crate) fn cover(&mut self, pods: &[Pod], pdbs: &[PodDisruptionBudget]) {
+        self.cover_with(pods, || {
+            let limits = Limits::new(pdbs);
+            move |p: &Pod| limits.positions(p)
+        });
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
 
+use super::incremental::pod_table::{position_in, PodFacts, PodTable};
 use super::labels::{DISRUPTED_TAINT, INITIALIZED, NODEPOOL, REGISTERED};
 use super::pod;
-use super::pod_table::{position_in, PodFacts, PodTable};
 use crate::snapshot::{is_true, InstanceType, Node, NodeClaim, NodePool, Pod, Resources, Snapshot, StringMap, Taint};
 
 /// A Node and/or its NodeClaim.

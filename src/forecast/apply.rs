@@ -19,7 +19,6 @@ use super::impact::{Harm, Workloads};
 use super::launch::{launch, Launch};
 use super::state::{InFlight, State};
 use crate::engine::labels::DISRUPTED_TAINT;
-use crate::engine::pod;
 use crate::engine::scheduling::Destination;
 use crate::engine::CommandView;
 use crate::snapshot::{Condition, Taint};
@@ -225,9 +224,4 @@ fn remove_nodes(state: &mut State, names: &[String]) {
             state.end_pod(i);
         }
     }
-}
-
-/// Pods the drain leaves where they are (they end with the node).
-pub(crate) fn ends_with_node(p: &crate::snapshot::Pod) -> bool {
-    pod::is_owned_by_daemonset(p) || pod::is_mirror(p)
 }

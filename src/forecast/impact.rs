@@ -43,7 +43,7 @@ impl Workloads {
             })
             .collect();
         let mut by_name: BTreeMap<String, Vec<&Pod>> = BTreeMap::new();
-        for pod in snapshot.pods.iter().filter(|p| !super::apply::ends_with_node(p)) {
+        for pod in snapshot.pods.iter().filter(|p| !ends_with_node(p)) {
             let ns = pod.metadata.namespace();
             let id = match pod.metadata.controller() {
                 None => format!("Pod/{ns}/{}", pod.metadata.name),
@@ -197,4 +197,8 @@ impl Harm {
         });
         out
     }
+}
+/// Pods the drain leaves where they are (they end with the node).
+pub(crate) fn ends_with_node(p: &crate::snapshot::Pod) -> bool {
+    crate::engine::pod::is_owned_by_daemonset(p) || crate::engine::pod::is_mirror(p)
 }

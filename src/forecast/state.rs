@@ -7,7 +7,7 @@ use foldhash::HashMap;
 use jiff::Timestamp;
 
 use crate::audit::budget::Rule;
-use crate::engine::pod_table::PodTable;
+use crate::engine::incremental::pod_table::PodTable;
 use crate::engine::state::PodsByNode;
 use crate::snapshot::{Condition, Snapshot};
 

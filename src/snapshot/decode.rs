@@ -8,30 +8,7 @@ use serde_json::Value;
 
 use super::{InstanceType, Snapshot, SnapshotInfo, API_VERSION};
 
-/// What one top-level document held, for error locations.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Document {
-    /// Zero-based index of the document in the stream.
-    pub index: usize,
-    /// Path of list indices from the document down to the object (`items[3].items[0]`).
-    pub item_path: Vec<usize>,
-}
-
-/// A document that is not a valid object of a kind we read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} `{name}`: {message}")]
-pub struct DecodeError {
-    pub document: Document,
-    pub kind: String,
-    /// `metadata.name` (with namespace), or `<unnamed>`.
-    pub name: String,
-    /// The field that failed, as a dotted path (`spec.containers[0].resources.requests.cpu`).
-    pub field: String,
-    pub message: String,
-    pub help: String,
-    /// Byte offset of the failing field in the text, when it is known exactly (JSON input).
-    pub offset: Option<usize>,
-}
+pub use super::decode_error::{DecodeError, Document};
 
 /// Decodes every document into one snapshot.
 pub(super) fn decode(documents: Vec<Value>) -> Result<Snapshot, DecodeError> {

@@ -1,5 +1,5 @@
 //! [`Snapshot`] → one `v1 List` document, in the shape `decode` reads back: whole, as a
-//! [`Value`] ([`encode`]), or written object by object as it is encoded ([`write`]), which
+//! [`Value`] ([`encode`]), or written object by object as it is encoded ([`write()`]), which
 //! `snapshot` uses so that no document tree or text of the whole cluster is held.
 
 use std::io::{self, Write};

@@ -9,6 +9,7 @@ mod catalog;
 pub mod controller;
 mod core;
 mod decode;
+mod decode_error;
 mod encode;
 mod karpenter;
 mod meta;

@@ -682,7 +682,7 @@ fn keeps_value(key: &str) -> bool {
 }
 
 /// Empty strings and booleans identify nothing. Numbers can (an AWS account id), so they are
-/// kept only under keys a `Gt`/`Lt` compares (see [`numeric_keys`]).
+/// kept only under keys a `Gt`/`Lt` compares (see [`objects::numeric_keys`]).
 fn is_flag(value: &str) -> bool {
     value.is_empty() || matches!(value, "true" | "false" | "True" | "False")
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use k8s_openapi::api::core::v1::{Affinity, NodeSelectorTerm};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use super::decode::{DecodeError, Document};
+use super::decode_error::{DecodeError, Document};
 use super::{NodeSelectorRequirement, ObjectMeta, ResourceList, Resources, Snapshot};
 
 type Found = Result<(), DecodeError>;

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kubectl_consolidation::engine::redaction_oracle::redaction_differences;
 use kubectl_consolidation::quantity::Quantity;
+use kubectl_consolidation::redaction_oracle::redaction_differences;
 use kubectl_consolidation::snapshot::Snapshot;
 use kubectl_consolidation::source::file::read_bytes;
 

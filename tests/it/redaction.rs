@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kubectl_consolidation::engine::redaction_oracle::redaction_differences;
+use kubectl_consolidation::redaction_oracle::redaction_differences;
 use kubectl_consolidation::source::file::read_path;
 
 fn root() -> PathBuf {

@@ -16,6 +16,7 @@
 //! | `shared_pods.rs` | the pending and deleting nodes' pods placed once with no candidate removed | a proof per pod that the candidate cannot change its first attempt (see the file) | `shared_pods/tests.rs`: random clusters, the reuse against placing every pod again |
 //! | `world_memo.rs` | across a forecast's rounds: requests, each node's destination parts, static answers, kept counts | a copy of each node's inputs (Node, NodeClaim, its pods) and a stamp per node | debug builds compare every node and assert that nothing changed unannounced; kept fit keys are re-derived and compared |
 //! | `kept_pod_index.rs` | the pod index across rounds | positions in `snapshot.pods` (a forecast only appends pods and never relabels one) | rebuilt and compared in `world_memo/tests.rs` |
+//! | `pod_table.rs` | per pod of a forecast's snapshot: the PDBs selecting it, the facts its candidacy gates read | position in `snapshot.pods` (a forecast never changes a pod's labels, owners or annotations, nor a PDB's selector) | `round_cache.rs` tests: an appended pod and its PDB |
 //! | `round_cache.rs` | across rounds: the PDBs per pod, the candidacy facts, the memo above | what the forecast says it changed, verified in debug builds | `round_cache.rs` tests: a round with the cache gives the bytes of one without |
 //!
 //! A new cache goes here, not among the twins, with its row in this table: what it keys on,
@@ -26,6 +27,7 @@ pub(crate) mod fit_list;
 pub(crate) mod kept_pod_index;
 pub(crate) mod pod_index;
 pub(crate) mod pod_requests;
+pub(crate) mod pod_table;
 pub(crate) mod round_cache;
 pub(crate) mod shared_pods;
 #[cfg(test)]

@@ -27,8 +27,8 @@
 
 use std::sync::Arc;
 
+use crate::engine::incremental::pod_table::PodTable;
 use crate::engine::pdb::Limits;
-use crate::engine::pod_table::PodTable;
 use crate::engine::scheduling::WorldMemo;
 use crate::snapshot::Snapshot;
 

@@ -440,8 +440,10 @@ impl<'c, 'a> World<'c, 'a> {
     /// The fit of a pod of the snapshot: its key kept across a forecast's rounds when there
     /// is a memo (the key is its formatted requirements, most of a fit's cost).
     fn fit_of_snapshot_pod(&self, pod: &Pod) -> Rc<PodFit> {
-        let kept =
-            self.kept_fit_keys.as_ref().zip(crate::engine::pod_table::position_in(&self.cluster.snapshot.pods, pod));
+        let kept = self
+            .kept_fit_keys
+            .as_ref()
+            .zip(crate::engine::incremental::pod_table::position_in(&self.cluster.snapshot.pods, pod));
         let Some((kept, at)) = kept else { return self.fit_by_fingerprint(pod) };
         let known = kept.borrow().get(at).and_then(Option::clone);
         debug_assert!(
@@ -480,8 +482,10 @@ impl<'c, 'a> World<'c, 'a> {
         if !has_terms(pod) {
             return Rc::clone(&self.no_terms);
         }
-        let kept =
-            self.kept_terms.as_ref().zip(crate::engine::pod_table::position_in(&self.cluster.snapshot.pods, pod));
+        let kept = self
+            .kept_terms
+            .as_ref()
+            .zip(crate::engine::incremental::pod_table::position_in(&self.cluster.snapshot.pods, pod));
         if let Some((kept, at)) = kept {
             if let Some(Some(hit)) = kept.borrow().get(at) {
                 return Rc::clone(hit);

@@ -7,20 +7,14 @@
 //! upstream's, including its off-by-one: with more than 100 eligible candidates the largest
 //! prefix tried is 101.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use super::consolidation::{compute_consolidation, remove_by_price_and_min_values, Kind, Move};
+use super::consolidation::{compute_consolidation, Kind, Move};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
-use crate::engine::min_values::MinValues;
 use crate::engine::nodepool::DisruptionReason;
-use crate::engine::scheduling::offering_compatible;
-use crate::engine::scheduling::requirements::Requirements;
-use crate::engine::state::Cluster;
 use crate::reason::{Code, Reason};
-use crate::snapshot::InstanceType;
-use crate::upstream;
 
 /// Most nodes one multi-node command may take (`maxParallel`).
 pub(crate) const MAX_PARALLEL: usize = 100;
@@ -85,55 +79,6 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
         });
     }
     outcome
-}
-
-/// Stops "delete N nodes and launch one identical node": when a replacement option is one of
-/// the candidates' own types, keep only options whose worst launch price is below the cheapest
-/// price of that type, each candidate priced by the offerings compatible with its *own labels*
-/// (its zone and capacity type, availability ignored). Then minValues is re-checked.
-///
-/// Mirrors [`crate::upstream::FILTER_SAME_INSTANCE_TYPE`].
-pub(crate) fn filter_out_same_instance_type<'a>(
-    cluster: &Cluster<'_>,
-    candidates: &[&Candidate<'_>],
-    options: &[&'a InstanceType],
-    reqs: &Requirements,
-    min_values: &MinValues,
-) -> Result<Vec<&'a InstanceType>, Reason> {
-    let mut existing: BTreeSet<&str> = BTreeSet::new();
-    let mut price_by_type: BTreeMap<&str, f64> = BTreeMap::new();
-    for c in candidates {
-        let Some(it) = c.instance_type else { continue };
-        existing.insert(it.name.as_str());
-        let own = Requirements::from_labels(cluster.nodes[c.index].labels());
-        let cheapest =
-            it.offerings.iter().filter(|o| offering_compatible(o, &own)).filter_map(|o| o.price).min_by(f64::total_cmp);
-        if let Some(p) = cheapest {
-            let entry = price_by_type.entry(it.name.as_str()).or_insert(f64::MAX);
-            *entry = entry.min(p);
-        }
-    }
-    // A candidate type without a compatible offering reads as 0 from upstream's map (Go's zero
-    // value), which then lets nothing through.
-    let max_price = options
-        .iter()
-        .filter(|it| existing.contains(it.name.as_str()))
-        .map(|it| price_by_type.get(it.name.as_str()).copied().unwrap_or(0.0))
-        .fold(f64::MAX, f64::min);
-    let kept = remove_by_price_and_min_values(options, reqs, min_values, max_price).map_err(|r| {
-        Reason::new(r.code, r.message.replacen("Filtering by price: ", "", 1)).at(upstream::FILTER_SAME_INSTANCE_TYPE)
-    })?;
-    if kept.is_empty() {
-        let same: Vec<&str> = options.iter().map(|it| it.name.as_str()).filter(|n| existing.contains(n)).collect();
-        return Err(Reason::new(
-            Code::SameInstanceType,
-            format!(
-                "no replacement option is cheaper than the candidates' own {} at ${max_price:.4}/h: Karpenter won't delete nodes to launch an identical one",
-                same.join(", ")
-            ),
-        ));
-    }
-    Ok(kept)
 }
 
 fn approved(ctx: &Context<'_, '_>, prefix: &[&Candidate<'_>], savings: f64) -> bool {

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use crate::engine::pod_table::position_in;
+use crate::engine::incremental::pod_table::position_in;
 use crate::snapshot::Pod;
 
 /// `(port, protocol, host IP)`.

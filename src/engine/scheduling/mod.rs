@@ -3,7 +3,7 @@
 //!
 //! The pods to place are the pending ones, the candidates' currently reschedulable ones
 //! (`pdb.go IsCurrentlyReschedulable`) and those of every deleting node — marked for deletion
-//! or already queued for disruption ([`StateNode::deleting`]), which takes no pod itself. A pod
+//! or already queued for disruption ([`crate::engine::state::StateNode::deleting`]), which takes no pod itself. A pod
 //! placed on a node still initializing fails the move (`would schedule against uninitialized
 //! …`) unless it comes from a deleting node (`helpers.go` `deletingNodePodKeys`).
 //!

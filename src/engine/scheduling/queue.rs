@@ -14,7 +14,7 @@ use crate::snapshot::Pod;
 /// A pod to place: (pod, already pending, from a deleting node).
 pub(in crate::engine) type Queued<'a> = (&'a Pod, bool, bool);
 
-/// What [`sort`] orders pods by.
+/// What `sort` orders pods by.
 type SortKey<'p> = (Reverse<Quantity>, Reverse<Quantity>, Option<Timestamp>, &'p str, ObjectKey<'p>);
 
 /// Where a queued pod was gathered from: pending pods first (`(0, k)`, in the world's order),
@@ -59,7 +59,7 @@ pub(in crate::engine) fn keyed<'a>(
 }
 
 /// The queue of `shared` and `own` (each in queue order, gathered from different places): the
-/// order [`sort`] gives the pods of both as gathered, without sorting `shared` again. Every
+/// order `sort` gives the pods of both as gathered, without sorting `shared` again. Every
 /// simulation queues the same shared pods (pending ones, those of deleting nodes) beside a few
 /// of its own.
 pub(in crate::engine) fn merged<'a>(shared: &[Keyed<'a>], own: &[Keyed<'a>]) -> Vec<Queued<'a>> {

@@ -30,7 +30,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelecto
 
 use super::pod_data::strict_requirements;
 use super::requirements::{Requirement, Requirements};
-use super::topology_group::{domain_min_count, Allowed, PodDomains, Rule};
+use super::topology_group::{domain_min_count, Allowed, Counts, PodDomains, Rule};
 use super::topology_node_filter::TopologyNodeFilter;
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::snapshot::{Pod, Taint};
@@ -112,26 +112,6 @@ impl PodFilter {
     /// A stable key for memoising counts.
     pub fn cache_key(&self) -> &str {
         &self.id
-    }
-}
-
-/// Pods matching a filter per value of a topology key: the counts shared by every simulation
-/// plus what this simulation changed (pods moved away, pods placed).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Counts {
-    pub base: Rc<BTreeMap<String, i64>>,
-    pub delta: BTreeMap<String, i64>,
-}
-
-impl Counts {
-    pub(crate) fn get(&self, domain: &str) -> i64 {
-        self.base.get(domain).copied().unwrap_or(0) + self.delta.get(domain).copied().unwrap_or(0)
-    }
-
-    /// Domains holding at least one selected pod.
-    pub(crate) fn occupied(&self) -> impl Iterator<Item = &str> + '_ {
-        let changed = self.delta.keys().filter(|d| !self.base.contains_key(*d));
-        self.base.keys().chain(changed).map(String::as_str).filter(|d| self.get(d) > 0)
     }
 }
 

@@ -11,11 +11,10 @@
 //! selected pod that the pod may use; a self-selecting pod with none of them starts the group
 //! in one domain) and `nextDomainAntiAffinity` (domains holding no selected pod).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use super::requirements::Requirements;
-use super::topology::Counts;
 use crate::engine::labels::HOSTNAME;
 
 /// The pod's own requirements on a key (`podDomains`): its nodeSelector with its first required
@@ -120,6 +119,26 @@ pub(crate) fn domain_min_count(
     supported.into_iter().min().unwrap_or_else(|| i64::from(i32::MAX))
 }
 
+/// Pods matching a filter per value of a topology key: the counts shared by every simulation
+/// plus what this simulation changed (pods moved away, pods placed).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Counts {
+    pub base: Rc<BTreeMap<String, i64>>,
+    pub delta: BTreeMap<String, i64>,
+}
+
+impl Counts {
+    pub(crate) fn get(&self, domain: &str) -> i64 {
+        self.base.get(domain).copied().unwrap_or(0) + self.delta.get(domain).copied().unwrap_or(0)
+    }
+
+    /// Domains holding at least one selected pod.
+    pub(crate) fn occupied(&self) -> impl Iterator<Item = &str> + '_ {
+        let changed = self.delta.keys().filter(|d| !self.base.contains_key(*d));
+        self.base.keys().chain(changed).map(String::as_str).filter(|d| self.get(d) > 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
@@ -128,7 +147,7 @@ mod tests {
     use super::{domain_min_count, Allowed, PodDomains, Rule};
     use crate::engine::labels::{HOSTNAME, ZONE};
     use crate::engine::scheduling::requirements::{Requirement, Requirements};
-    use crate::engine::scheduling::topology::Counts;
+    use crate::engine::scheduling::topology_group::Counts;
 
     fn counts(pairs: &[(&str, i64)]) -> Counts {
         let base: BTreeMap<String, i64> = pairs.iter().map(|(d, n)| ((*d).to_owned(), *n)).collect();

@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::super::topology::{Counts, PodFilter, View};
+use super::super::topology::{PodFilter, View};
+use super::super::topology_group::Counts;
 use super::{Landing, Simulation};
 use crate::snapshot::Pod;
 

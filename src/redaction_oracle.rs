@@ -1,10 +1,10 @@
-//! The promise of `snapshot --redact`, as a check: the redacted snapshot, written out and read
+//! The promise of `snapshot --redact` (`snapshot/redact/`), as a check: the redacted snapshot, written out and read
 //! back, replays to the same verdicts as the original. Used by the tests over every scenario
 //! and by the fuzzer (`fuzz/fuzz_targets/replay.rs`); the tests are in `tests/redaction.rs`.
 
 use jiff::Timestamp;
 
-use super::{replay, NodeVerdict, Replay};
+use crate::engine::{replay, NodeVerdict, Replay};
 use crate::snapshot::redact::redact_with_names;
 use crate::snapshot::Snapshot;
 
@@ -39,7 +39,7 @@ pub fn redaction_differences(snapshot: &Snapshot, now: Timestamp) -> Vec<String>
     differences
 }
 
-type Summary = (Option<super::method::Method>, Vec<(super::nodepool::DisruptionReason, usize, usize)>);
+type Summary = (Option<crate::engine::method::Method>, Vec<(crate::engine::nodepool::DisruptionReason, usize, usize)>);
 
 fn summary(replay: &Replay) -> Summary {
     let commands = replay.commands.iter().map(|c| (c.reason, c.candidates.len(), c.replacements.len())).collect();

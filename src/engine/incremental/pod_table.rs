@@ -7,10 +7,9 @@
 //! pods (a replacement's DaemonSet copies), so the table is extended, never recomputed. What
 //! does change — the phase, the deletion timestamp, Ready — is read from the pod each time.
 
-use super::cost::eviction_cost;
-use super::pdb::Limits;
-use super::pod;
-use crate::snapshot::{Pod, PodDisruptionBudget};
+use crate::engine::cost::eviction_cost;
+use crate::engine::pod;
+use crate::snapshot::Pod;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PodTable(Vec<Row>);
@@ -42,7 +41,7 @@ impl PodFacts {
             mirror: pod::is_mirror(p),
             statefulset: pod::is_owned_by_statefulset(p),
             tolerates_disrupted_taint: pod::tolerates_disrupted_taint(p),
-            do_not_disrupt_annotation: p.metadata.annotations.contains_key(super::labels::DO_NOT_DISRUPT),
+            do_not_disrupt_annotation: p.metadata.annotations.contains_key(crate::engine::labels::DO_NOT_DISRUPT),
             required_anti_affinity: pod::has_required_anti_affinity(p),
             eviction_cost: eviction_cost(p).cost,
         }
@@ -80,18 +79,19 @@ impl PodFacts {
 
 impl PodTable {
     /// Adds the pods of `pods` the table does not cover yet; starts over if `pods` shrank.
-    pub(crate) fn cover(&mut self, pods: &[Pod], pdbs: &[PodDisruptionBudget]) {
+    /// `matcher` gives the positions of the PDBs selecting a pod; it is built only when there
+    /// is a pod to add (`pdb.rs` `PodTable::cover` passes `Limits::positions`).
+    pub(crate) fn cover_with<M: Fn(&Pod) -> Vec<usize>>(&mut self, pods: &[Pod], matcher: impl FnOnce() -> M) {
         if self.0.len() > pods.len() {
             self.0.clear();
         }
         if self.0.len() == pods.len() {
             return;
         }
-        let limits = Limits::new(pdbs);
+        let positions = matcher();
         let from = self.0.len();
-        self.0.extend(
-            pods[from..].iter().map(|p| Row { pdbs: limits.positions(p).into_boxed_slice(), facts: PodFacts::of(p) }),
-        );
+        self.0
+            .extend(pods[from..].iter().map(|p| Row { pdbs: positions(p).into_boxed_slice(), facts: PodFacts::of(p) }));
     }
 
     pub(crate) fn len(&self) -> usize {
