@@ -12,7 +12,8 @@
 # Then writes OUT_DIR/changes.tsv: for each consecutive pair of the TAG.tsv files present in
 #   OUT_DIR (version order), the specs added (+), removed (-) and retitled (~: a removed and an
 #   added spec of the same file whose "path > title" are >85% alike, paired greedily), keyed
-#   on file + path + title (line numbers ignored).
+#   on file + path + title (line numbers ignored); and OUT_DIR/changes-minors.tsv, the same
+#   between the newest patch list of each minor (v1.0.9 -> v1.1.5 -> ... -> v1.14.1).
 # No network. Needs bash, git and python3.
 set -euo pipefail
 
@@ -251,3 +252,8 @@ done
 mapfile -t lists < <(find "$out_dir" -maxdepth 1 -name 'v*.tsv' | sort -V)
 python3 "$differ" "${lists[@]}" >"$out_dir/changes.tsv"
 echo "changes: $out_dir/changes.tsv" >&2
+# minor to minor: the newest patch list of each minor only (a patch branch's backported specs
+# otherwise show as removed then added again along the interleaved sequence)
+mapfile -t newest < <(printf '%s\n' "${lists[@]}" | awk -F/ '{ f = $NF; split(f, v, "."); m = v[1] "." v[2]; last[m] = $0; if (!(m in seen)) { seen[m] = 1; order[++n] = m } } END { for (i = 1; i <= n; i++) print last[order[i]] }')
+python3 "$differ" "${newest[@]}" >"$out_dir/changes-minors.tsv"
+echo "changes between minors' newest patches: $out_dir/changes-minors.tsv" >&2
