@@ -37,7 +37,8 @@ pub fn main() -> ExitCode {
         }
         Err(Failure::Error(e)) => {
             let code = e.exit_code();
-            eprintln!("{:?}", miette::Report::new(Worded(e)));
+            let text = format!("{:?}", miette::Report::new(Worded(e)));
+            eprintln!("{}", crate::terminal::sanitize_output(&text, color));
             ExitCode::from(code)
         }
     }
@@ -154,14 +155,26 @@ fn prepare_and_run(
         plan.sink.stream(|out| snapshot.write_text(plan.json, *redact, out))?;
         return Ok(EXIT_OK);
     }
+    let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
+    if for_terminal {
+        if let Some(escaped) = crate::terminal::escape_snapshot(snapshot) {
+            *snapshot = escaped;
+        }
+    }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     let baseline = commands::forecast::baseline(cli, snapshot);
     let overrides = prepare::apply_what_ifs(snapshot, &cli.input.overrides).map_err(Failure::Usage)?;
     let ctx = Context { cli, now, overrides: &overrides, scope: scope(cli, source) };
     let outcome = commands::run(&ctx, snapshot, baseline)?;
-    let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
+    let colour = color_enabled(cli.output.color);
+    let styles = if colour { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };
-    write_stdout(&render::render(&outcome.report, &completed.assumed, format, &styles, table))?;
+    let text = render::render(&outcome.report, &completed.assumed, format, &styles, table);
+    if for_terminal {
+        write_stdout(&crate::terminal::sanitize_output(&text, colour))?;
+    } else {
+        write_stdout(&text)?;
+    }
     Ok(outcome.exit)
 }
 
@@ -204,13 +217,14 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
 
 /// One `note:` line on stderr (a closed stderr loses nothing that matters).
 fn warn_note(note: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "note: {note}");
+    let _ = writeln!(std::io::stderr().lock(), "note: {}", crate::terminal::sanitize_line(note));
 }
 
-/// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters).
+/// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters);
+/// a finding's own line breaks are escaped, so it cannot print a line that is not its own.
 fn warn(findings: &[String]) {
     let mut err = std::io::stderr().lock();
     for f in findings {
-        let _ = writeln!(err, "warning: {f}");
+        let _ = writeln!(err, "warning: {}", crate::terminal::sanitize_line(f));
     }
 }

@@ -34,6 +34,7 @@ pub(crate) mod sink;
 pub mod snapshot;
 pub mod source;
 pub(crate) mod target;
+pub(crate) mod terminal;
 pub(crate) mod unlock;
 pub mod upstream;
 pub(crate) mod version;

@@ -69,9 +69,20 @@ const DOW: Bounds = Bounds {
     names: &[("sun", 0), ("mon", 1), ("tue", 2), ("wed", 3), ("thu", 4), ("fri", 5), ("sat", 6)],
 };
 
+/// The longest schedule read. robfig has no limit, but a standard spec needs at most a few
+/// hundred characters (every minute listed once is 170); a longer one is refused rather than
+/// parsed over and over by every budget evaluation (a forecast evaluates thousands).
+pub(crate) const MAX_SCHEDULE_LEN: usize = 1024;
+
 /// Parses a NodePool budget's `schedule` as `cron.ParseStandard("TZ=UTC " + schedule)` does.
-/// Errors carry robfig's text.
+/// Errors carry robfig's text, except for the length limit, which is ours.
 pub(crate) fn parse_standard(schedule: &str) -> Result<Schedule, String> {
+    if schedule.len() > MAX_SCHEDULE_LEN {
+        return Err(format!(
+            "schedule of {} characters is longer than the {MAX_SCHEDULE_LEN} this replay reads (kubectl-consolidation's limit, not Karpenter's)",
+            schedule.len()
+        ));
+    }
     // After the `TZ=UTC ` prefix is cut at its space, robfig trims what follows.
     let spec = schedule.trim();
     if spec.starts_with('@') {
@@ -298,6 +309,8 @@ mod tests {
         assert_eq!(parse_standard("1-2-3 * * * *").unwrap_err(), "too many hyphens: 1-2-3");
         assert_eq!(parse_standard("@fortnightly").unwrap_err(), "unrecognized descriptor: @fortnightly");
         assert!(parse_standard("").is_err());
+        let long = format!("{} * * * *", vec!["0"; 600].join(","));
+        assert!(parse_standard(&long).unwrap_err().contains("longer than the 1024"), "bounded input");
         assert!(parse_standard("CRON_TZ=Europe/Paris 0 0 * * *").is_err(), "the zone is Karpenter's");
         assert_eq!(parse_standard(" @daily "), parse_standard("0 0 * * *"));
     }

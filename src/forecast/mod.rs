@@ -49,7 +49,18 @@ pub(crate) enum Stop {
     Until,
     /// The safety bound ([`MAX_ROUNDS`]) without `--rounds`.
     Bound,
+    /// No method acts, and the only thing that could change that is a budget window, which
+    /// never lets a disruption through within [`WINDOW_HORIZON`]: blocked for good.
+    Blocked,
 }
+
+/// How far ahead a forecast looks for a budget window that lets a blocked NodePool act. Cron
+/// schedules repeat within a year (robfig's `Next` gives up after five; a year holds every
+/// month and weekday combination that can recur).
+const WINDOW_HORIZON: SignedDuration = SignedDuration::from_hours(366 * 24);
+/// Window changes looked at per pool at most within the horizon (a `* * * * *` schedule changes
+/// every minute; past this the pool is taken as blocked for the rest of the horizon).
+const MAX_WINDOW_HOPS: usize = 10_000;
 
 /// Rounds a forecast runs at most when `--rounds` is not given.
 pub(crate) const MAX_ROUNDS: usize = 500;
@@ -156,13 +167,15 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
             t = started_at;
             continue;
         }
-        let due = [state.next_due(), consolidate_after_due(&state.snapshot, t), window_due(&replay)]
+        let window = window_due(&state.snapshot, &replay, t);
+        let due = [state.next_due(), consolidate_after_due(&state.snapshot, t), window.opens]
             .into_iter()
             .flatten()
             .filter(|d| *d > t)
             .min();
         match next_round(t, false, due, delays) {
             Some(next) => t = next,
+            None if window.blocked_for_good => break Stop::Blocked,
             None => break Stop::Settled,
         }
     };
@@ -261,16 +274,57 @@ fn consolidate_after_due(snapshot: &Snapshot, now: Timestamp) -> Option<Timestam
         .min()
 }
 
-/// The next budget window change of a pool whose budget has nothing left now: opening it may
-/// let a method act.
-fn window_due(replay: &Replay) -> Option<Timestamp> {
-    replay
-        .budgets
-        .values()
-        .filter(|b| b.by_reason.iter().any(|r| r.remaining == 0))
-        .flat_map(|b| b.budgets.iter().flat_map(|s| [s.window_opens_at, s.window_closes_at]))
-        .flatten()
-        .min()
+/// When a budget window next lets a NodePool blocked by its budgets act.
+struct WindowDue {
+    opens: Option<Timestamp>,
+    /// Some pool is blocked by its budgets and no window within [`WINDOW_HORIZON`] opens it.
+    blocked_for_good: bool,
+}
+
+/// The earliest time, after `t`, at which a pool that has a reason at 0 remaining gets a
+/// disruption back as its schedules turn. Window changes that leave every such reason at 0
+/// (a window that closes as another opens, a window that is always active) are stepped over
+/// without a replay, so a schedule that never opens costs budget evaluations, not rounds.
+fn window_due(snapshot: &Snapshot, replay: &Replay, t: Timestamp) -> WindowDue {
+    let mut due = WindowDue { opens: None, blocked_for_good: false };
+    for (name, budgets) in &replay.budgets {
+        let blocked: Vec<_> = budgets.by_reason.iter().filter(|r| r.remaining == 0).map(|r| r.reason).collect();
+        if blocked.is_empty() {
+            continue;
+        }
+        let Some(pool) = snapshot.node_pools.iter().find(|p| &p.metadata.name == name) else { continue };
+        match next_opening(pool, budgets, &blocked, t) {
+            Some(at) => due.opens = Some(due.opens.map_or(at, |d| d.min(at))),
+            None => due.blocked_for_good = true,
+        }
+    }
+    due
+}
+
+/// The first window change after `t` at which one of `blocked` has a disruption left, with the
+/// pool's counts as they are now; `None` within the horizon.
+fn next_opening(
+    pool: &crate::snapshot::NodePool,
+    now: &crate::engine::budget::PoolBudgets,
+    blocked: &[crate::engine::nodepool::DisruptionReason],
+    t: Timestamp,
+) -> Option<Timestamp> {
+    let next_change = |b: &crate::engine::budget::PoolBudgets, after: Timestamp| {
+        b.budgets.iter().flat_map(|s| [s.window_opens_at, s.window_closes_at]).flatten().filter(|w| *w > after).min()
+    };
+    let horizon = t.checked_add(WINDOW_HORIZON).ok()?;
+    let mut at = next_change(now, t)?;
+    for _ in 0..MAX_WINDOW_HOPS {
+        if at > horizon {
+            return None;
+        }
+        let then = crate::engine::budget::pool_budgets(pool, now.counted_nodes, now.disrupting.clone(), at);
+        if blocked.iter().any(|&r| then.remaining(r) > 0) {
+            return Some(at);
+        }
+        at = next_change(&then, at)?;
+    }
+    None
 }
 
 /// Nodes and $/h per NodePool (a node's price as Karpenter resolves it; unpriced nodes count 0).

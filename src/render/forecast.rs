@@ -30,6 +30,10 @@ fn summary(f: &ForecastDoc) -> String {
         "settled" => "then nothing acts (checked to".to_owned(),
         "rounds" => "stopped at --rounds".to_owned(),
         "until" => "stopped at --until".to_owned(),
+        "blocked" => {
+            "then nothing acts: the NodePool budgets let no disruption through within a year (blocked for good)"
+                .to_owned()
+        }
         _ => format!("stopped at the {}-round bound", f.max_rounds),
     };
     let checked = if f.stop == "settled" { format!(" +{})", duration(f.looked_until_seconds)) } else { String::new() };

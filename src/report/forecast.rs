@@ -192,6 +192,7 @@ const fn stop_name(s: Stop) -> &'static str {
         Stop::Rounds => "rounds",
         Stop::Until => "until",
         Stop::Bound => "bound",
+        Stop::Blocked => "blocked",
     }
 }
 

@@ -112,6 +112,15 @@ fn the_bad_input_table() {
         // 1e2147483647 CPUs fit no node: the pod cannot reschedule (it once read as 1m).
         ("quantity-exponent-overflow.yaml", 0, &["PodsCannotReschedule"]),
         ("redact-tie-changes-verdict.json", 0, &["MultiNodeConsolidation acts"]),
+        // A budget whose schedule is 200,000 commas: refused by length (the pool allows 0), fast.
+        ("t3-n15-cron-200k-commas.yaml", 0, &["BudgetExhausted"]),
+        ("t3-n15c-cron-hourly-1h-zero.yaml", 0, &["BudgetExhausted"]),
+        ("t3-n15e-cron-daily-24h-zero.yaml", 0, &["BudgetExhausted"]),
+        // Names with ESC, newlines, bidi and zero-width characters: shown escaped and quoted.
+        ("t3-n22-esc-in-pod-name.yaml", 0, &["\\x1b"]),
+        ("t3-n23-esc-in-node-name.yaml", 0, &["\\x1b"]),
+        ("t3-n24-newline-rtl-in-names.yaml", 0, &["\\u{202e}"]),
+        ("t3-n53-zero-width-homoglyph-node.yaml", 0, &["\\u{200b}"]),
     ];
     let mut listed: Vec<&str> = table.iter().map(|(f, _, _)| *f).collect();
     for (file, code, says) in table {
@@ -197,4 +206,97 @@ fn unwrapped(stderr: &str) -> String {
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether `text` holds a character that must not reach a terminal raw (the before-stop
+/// hook's test: C0 but tab and line feed, DEL, the zero-width and bidi controls).
+fn raw_unsafe(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+#[test]
+fn hostile_names_never_reach_the_terminal_raw_from_any_command() {
+    let files = [
+        "t3-n22-esc-in-pod-name.yaml",
+        "t3-n23-esc-in-node-name.yaml",
+        "t3-n24-newline-rtl-in-names.yaml",
+        "t3-n53-zero-width-homoglyph-node.yaml",
+    ];
+    let commands = [
+        "plan",
+        "plan -o wide",
+        "plan -o markdown",
+        "explain node-b",
+        "pdb-audit -A",
+        "budgets",
+        "forecast",
+        "score nodepool/default",
+        "instance-types nodepool/default",
+    ];
+    for file in files {
+        for command in commands {
+            for colour in ["never", "always"] {
+                let r = run(&format!("exec \"$B\" --snapshot \"$D/{file}\" --color {colour} {command}"));
+                assert!(matches!(r.code, Some(0..=2)), "{file} {command}: exit {:?}: {}", r.code, r.stderr);
+                for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+                    // With colour on, our own SGR sequences are the only escapes allowed.
+                    let text = if colour == "always" { strip_sgr(text) } else { text.clone() };
+                    assert_eq!(
+                        raw_unsafe(&text),
+                        None,
+                        "{file} `{command}` --color {colour}: raw character on {stream}:\n{text}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `text` without the SGR colour sequences (`ESC [ digits ; m`) the renderer writes.
+fn strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let body = after.find(|c: char| !(c.is_ascii_digit() || c == ';')).unwrap_or(after.len());
+        if after[body..].starts_with('m') {
+            rest = &after[body + 1..];
+        } else {
+            out.push('\u{1b}');
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_forged_line_stays_inside_its_value() {
+    // The pod's name holds a newline and a line that would claim a saving of $999999/h.
+    let r = run("exec \"$B\" --snapshot \"$D/t3-n24-newline-rtl-in-names.yaml\" --color never plan -o wide");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.lines().all(|l| !l.starts_with("This round saves $999999")), "a forged line:\n{}", r.stdout);
+    assert!(r.stdout.contains("\\u{202e}"), "the bidi override is shown escaped:\n{}", r.stdout);
+}
+
+#[test]
+fn a_budget_that_never_opens_ends_the_forecast_as_blocked_for_good() {
+    for file in ["t3-n15c-cron-hourly-1h-zero.yaml", "t3-n15e-cron-daily-24h-zero.yaml"] {
+        for extra in ["", "--rounds 3"] {
+            let r = run(&format!("exec \"$B\" --snapshot \"$D/{file}\" --color never forecast {extra}"));
+            assert_eq!(r.code, Some(0), "{file}: {}", r.stderr);
+            assert!(r.stdout.contains("blocked for good"), "{file} {extra}:\n{}", r.stdout);
+        }
+    }
+}
+
+#[test]
+fn a_schedule_of_200000_commas_is_refused_in_bounded_time() {
+    let r = run("exec \"$B\" --snapshot \"$D/t3-n15-cron-200k-commas.yaml\" --color never forecast");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let r = run("exec \"$B\" --snapshot \"$D/t3-n15-cron-200k-commas.yaml\" --color never budgets");
+    assert!(r.stdout.contains("longer than the 1024"), "the limit is named:\n{}", r.stdout);
 }
