@@ -26,12 +26,13 @@ pub(super) fn run(
         return Err(Failure::Usage("forecast --compare needs at least one --set KEY=VALUE to compare".into()));
     }
     let delays = delays(args, ctx.cli.input.pod_startup.0);
+    let unread = snapshot.info.unread.clone();
     let limits = Limits { rounds: args.rounds, until: args.until };
-    let with = report::forecast::document(&forecast(snapshot, ctx.now, &delays, limits), ctx.overrides);
+    let with = report::forecast::document(&forecast(snapshot, ctx.now, &delays, limits), ctx.overrides, &unread);
     let report = match baseline {
         None => Report::Forecast(Box::new(with)),
         Some(base) => {
-            let without = report::forecast::document(&forecast(base, ctx.now, &delays, limits), &[]);
+            let without = report::forecast::document(&forecast(base, ctx.now, &delays, limits), &[], &unread);
             Report::ForecastComparison(Box::new(report::forecast::comparison(without, with, ctx.overrides)))
         }
     };

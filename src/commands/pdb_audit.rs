@@ -19,8 +19,9 @@ pub(super) fn run(
     }
     let audit = audit::pdb_audit(snapshot, ctx.now, &ctx.scope);
     let exit = match fail_on {
-        // A gate must not pass on what it could not see.
-        Some(_) if audit.blind => EXIT_ERROR,
+        // A gate must not pass on what it could not see: neither when pods or PDBs were
+        // unreadable nor when a rule it runs was skipped for want of a kind.
+        Some(_) if audit.blind || !audit.skipped.is_empty() => EXIT_ERROR,
         Some(threshold) if audit.fails_at(threshold) => EXIT_FINDINGS,
         _ => EXIT_OK,
     };

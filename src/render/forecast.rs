@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn the_bound_in_the_summary_is_the_reports() {
         let f = forecast(demo(), now(), &Delays::default(), Limits::default());
-        let mut doc = crate::report::forecast::document(&f, &[]);
+        let mut doc = crate::report::forecast::document(&f, &[], &[]);
         assert_eq!(doc.max_rounds, crate::forecast::MAX_ROUNDS);
         doc.stop = "bound";
         doc.max_rounds = 7;

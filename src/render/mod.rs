@@ -103,11 +103,9 @@ fn uncertain_lines(report: &Report, styles: &Styles, markdown: bool) -> String {
         Report::Score(s) => &s.uncertain,
         Report::PdbAudit(a) => &a.uncertain,
         Report::Budgets(b) => &b.uncertain,
-        Report::Plan(_)
-        | Report::Explain(_)
-        | Report::InstanceTypes(_)
-        | Report::Forecast(_)
-        | Report::ForecastComparison(_) => return String::new(),
+        Report::Forecast(f) => &f.uncertain,
+        Report::ForecastComparison(c) => &c.with.uncertain,
+        Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) => return String::new(),
     };
     let mut out = String::new();
     for reason in reasons {

@@ -17,7 +17,7 @@ pub struct ForecastDoc {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub start: String,
-    /// `settled`, `rounds`, `until` or `bound`.
+    /// `settled`, `rounds`, `until`, `bound` or `blocked` (a budget that never opens).
     pub stop: &'static str,
     /// The most rounds the forecast would run (the bound it stops at without `--rounds`). For
     /// the text and Markdown summaries; not part of the JSON/YAML document.
@@ -37,6 +37,8 @@ pub struct ForecastDoc {
     /// Nodes launched before the start and not initialized then (absent when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub launching: Vec<LaunchingView>,
+    /// Kinds that could not be read, and what they make uncertain here (as every report has).
+    pub uncertain: Vec<crate::reason::Reason>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -197,7 +199,7 @@ const fn stop_name(s: Stop) -> &'static str {
 }
 
 /// Projects a forecast.
-pub(crate) fn document(f: &Forecast, overrides: &[String]) -> ForecastDoc {
+pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snapshot::UnreadKind]) -> ForecastDoc {
     let secs = |t: jiff::Timestamp| f.start.duration_until(t).as_secs();
     let rounds = f
         .rounds
@@ -296,6 +298,13 @@ pub(crate) fn document(f: &Forecast, overrides: &[String]) -> ForecastDoc {
             .iter()
             .map(|l| LaunchingView { node: l.node.clone(), initialized_at_seconds: l.at.map(secs), why: l.why.clone() })
             .collect(),
+        uncertain: super::uncertain(unread, |kind| match kind {
+            "Pod" | "PodDisruptionBudget" => {
+                Some("every round's candidates, evictions and the harm per workload are uncertain")
+            }
+            "Node" | "NodeClaim" => Some("the nodes each round starts from, and so every round, are uncertain"),
+            _ => None,
+        }),
     }
 }
 
@@ -347,7 +356,7 @@ mod tests {
         let mut s = demo();
         let applied = crate::whatif::apply(&mut s, overrides).expect("valid overrides");
         let f = forecast(s, now(), &Delays::default(), Limits::default());
-        serde_json::to_string_pretty(&super::document(&f, &applied)).expect("serialises")
+        serde_json::to_string_pretty(&super::document(&f, &applied, &[])).expect("serialises")
     }
 
     #[test]
@@ -361,7 +370,7 @@ mod tests {
         let doc = |o: &[String]| {
             let mut s = demo();
             let applied = crate::whatif::apply(&mut s, o).expect("valid");
-            super::document(&forecast(s, now(), &Delays::default(), Limits::default()), &applied)
+            super::document(&forecast(s, now(), &Delays::default(), Limits::default()), &applied, &[])
         };
         let c = super::comparison(doc(&[]), doc(&set), &set);
         let b = c.workloads.iter().find(|w| w.workload.contains("app-b")).expect("app-b");
@@ -380,12 +389,12 @@ mod tests {
             &Delays::default(),
             Limits::default(),
         );
-        let doc = serde_json::to_value(super::document(&f, &[])).expect("serializes");
+        let doc = serde_json::to_value(super::document(&f, &[], &[])).expect("serializes");
         let expected = serde_json::json!([{"node": "node-l", "initializedAtSeconds": 60,
                                "why": "its NodeClaim's creation + the launch delay"}]);
         assert_eq!(doc["launching"], expected);
         let f = forecast(demo(), now(), &Delays::default(), Limits::default());
-        let doc = serde_json::to_value(super::document(&f, &[])).expect("serializes");
+        let doc = serde_json::to_value(super::document(&f, &[], &[])).expect("serializes");
         assert!(doc.get("launching").is_none(), "absent without such nodes");
     }
 }

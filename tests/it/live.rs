@@ -570,8 +570,14 @@ fn uncertain_messages(document: &Value) -> Vec<String> {
 
 #[test]
 fn every_command_says_which_kind_it_could_not_read() {
-    let commands: [&[&str]; 5] =
-        [&["plan"], &["explain", "node/node-0"], &["score", "nodepool/default"], &["pdb-audit", "-A"], &["budgets"]];
+    let commands: [&[&str]; 6] = [
+        &["plan"],
+        &["explain", "node/node-0"],
+        &["score", "nodepool/default"],
+        &["pdb-audit", "-A"],
+        &["budgets"],
+        &["forecast", "--rounds", "2"],
+    ];
     for (plural, kind) in [
         ("pods", "Pod"),
         ("poddisruptionbudgets", "PodDisruptionBudget"),
@@ -623,6 +629,18 @@ fn pdb_audit_gate_fails_when_pods_or_pdbs_are_unread() {
         .unwrap();
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert!(document.get("blind").is_none(), "{document}");
+}
+
+#[test]
+fn pdb_audit_gate_fails_when_a_rule_it_needs_was_skipped() {
+    // Without HPAs or ReplicaSets some rules cannot be judged ("Skipped"): the gate must not
+    // pass on them, whatever it found elsewhere.
+    for plural in ["horizontalpodautoscalers", "replicasets"] {
+        let (code, stdout, stderr) = run_forbidden(plural, &["pdb-audit", "-A", "--fail-on", "critical", "-o", "json"]);
+        let document: Value = serde_json::from_str(&stdout).expect(&stderr);
+        assert!(!document["skipped"].as_array().is_none_or(Vec::is_empty), "{plural}: a rule was skipped: {document}");
+        assert_eq!(code, Some(1), "{plural}: the gate could not judge: {stderr}\n{stdout}");
+    }
 }
 
 #[test]
