@@ -13,6 +13,7 @@
 //! A kind the API server forbids (403) or does not serve (404) is a warning and an entry in
 //! `info.unread`, and the rest still runs; Karpenter's CRDs missing is [`Error::NoKarpenter`].
 
+mod exec_credential;
 mod http;
 mod metrics;
 pub mod names;
@@ -467,8 +468,14 @@ fn cluster_error(kind: Kind, failure: &Failure, server: &str, args: &ClusterArgs
 async fn connect(args: &ClusterArgs) -> Result<(Http, String), Error> {
     let options =
         KubeConfigOptions { context: args.context.clone(), cluster: args.cluster.clone(), user: args.user.clone() };
+    let timeout = match args.request_timeout {
+        Some(t) if t.is_zero() => None,
+        Some(t) => Some(t),
+        None => Some(DEFAULT_REQUEST_TIMEOUT),
+    };
     let mut config = match read_kubeconfig(args)? {
-        Some(kubeconfig) => {
+        Some(mut kubeconfig) => {
+            exec_credential::resolve(&mut kubeconfig, &options, timeout)?;
             kube::Config::from_custom_kubeconfig(kubeconfig, &options).await.map_err(|e| kubeconfig_error(&e, args))?
         }
         None => kube::Config::incluster().map_err(|e| Error::Kubeconfig {
@@ -476,11 +483,6 @@ async fn connect(args: &ClusterArgs) -> Result<(Http, String), Error> {
             help: "pass --kubeconfig PATH, set KUBECONFIG, or create ~/.kube/config (e.g. `aws eks update-kubeconfig`)"
                 .to_owned(),
         })?,
-    };
-    let timeout = match args.request_timeout {
-        Some(t) if t.is_zero() => None,
-        Some(t) => Some(t),
-        None => Some(DEFAULT_REQUEST_TIMEOUT),
     };
     config.read_timeout = timeout;
     config.reset_reader_on_write = true;

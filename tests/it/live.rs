@@ -354,6 +354,52 @@ fn exec_credential_plugin_supplies_the_token() {
     assert!(server.log().iter().all(|r| r.authorization.as_deref() == Some("Bearer fake-token")));
 }
 
+/// A kubeconfig whose user's credential comes from `sh -c script`.
+fn exec_kubeconfig(server: &FakeApiServer, dir: &Path, script: &str) -> std::path::PathBuf {
+    let kubeconfig = json!({
+        "apiVersion": "v1", "kind": "Config", "current-context": "eks",
+        "clusters": [{"name": "eks", "cluster": {"server": server.url()}}],
+        "contexts": [{"name": "eks", "context": {"cluster": "eks", "user": "aws"}}],
+        "users": [{"name": "aws", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1", "interactiveMode": "Never",
+            "command": "/bin/sh", "args": ["-c", script]}}}]
+    });
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, kubeconfig.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_credential_plugin_that_never_answers_is_stopped_at_the_request_timeout() {
+    let server = FakeApiServer::start(Config::new(&served_objects()));
+    let dir = tempfile::tempdir().unwrap();
+    let args = ClusterArgs {
+        kubeconfig: Some(exec_kubeconfig(&server, dir.path(), "sleep 600")),
+        request_timeout: Some(Duration::from_secs(1)),
+        ..ClusterArgs::default()
+    };
+    let started = std::time::Instant::now();
+    let error = fetch(&args).0.expect_err("no credential");
+    assert!(started.elapsed() < Duration::from_secs(20), "bounded: {:?}", started.elapsed());
+    let text = error.to_string();
+    assert!(text.contains("credential plugin `/bin/sh` did not answer within 1s and was stopped"), "{text}");
+    assert!(server.log().is_empty(), "no request without a credential");
+}
+
+#[test]
+fn a_failing_credential_plugin_is_named_with_what_it_said() {
+    let server = FakeApiServer::start(Config::new(&served_objects()));
+    let dir = tempfile::tempdir().unwrap();
+    let args = ClusterArgs {
+        kubeconfig: Some(exec_kubeconfig(&server, dir.path(), "echo 'the SSO session has expired' >&2; exit 3")),
+        request_timeout: Some(Duration::from_secs(10)),
+        ..ClusterArgs::default()
+    };
+    let text = fetch(&args).0.expect_err("no credential").to_string();
+    assert!(text.contains("`/bin/sh` failed (exit status: 3): the SSO session has expired"), "{text}");
+    assert!(!text.contains("Command {") && !text.contains("Output {"), "no Rust struct in the message: {text}");
+}
+
 /// A cluster of real EC2 types (`tests/scenarios/own-real-ec2-replace`).
 const EC2_SCENARIO: &str = "own-real-ec2-replace";
 /// The scenario's clock, so every replay below judges the same instant.
