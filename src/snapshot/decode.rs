@@ -66,6 +66,9 @@ pub(super) struct Builder {
     snapshot: Snapshot,
     /// Whether a `SnapshotInfo` set feature gates (else the controller's env decides them).
     explicit_gates: bool,
+    /// Whether a `SnapshotInfo` was read (a second one is refused: two captures concatenated
+    /// would otherwise silently take one's time and settings).
+    info_read: bool,
 }
 
 impl Builder {
@@ -75,6 +78,18 @@ impl Builder {
     }
 
     fn add_headed(&mut self, object: Object<'_>, head: &Head<'_>, at: &Document) -> Result<(), DecodeError> {
+        let info = head.kind == "SnapshotInfo" && head.api_version.starts_with("kubectl-consolidation");
+        if info && std::mem::replace(&mut self.info_read, true) {
+            return Err(error(
+                head,
+                at,
+                "kind",
+                "is one of two SnapshotInfo documents in the stream".to_owned(),
+                "a snapshot has one SnapshotInfo (its capture time and settings): were two snapshots \
+                 concatenated? keep one of them",
+                object.offset(),
+            ));
+        }
         self.explicit_gates |= add(&mut self.snapshot, object, head, at)?;
         Ok(())
     }

@@ -16,6 +16,16 @@ use super::{NodeSelectorRequirement, ObjectMeta, ResourceList, Resources, Snapsh
 
 type Found = Result<(), DecodeError>;
 
+/// The most an offering may cost per hour. No instance of any cloud costs near this (EC2's
+/// largest are a few hundred dollars); a larger figure is a unit or a parsing mistake, and it
+/// would print as a 300-digit saving.
+const MAX_PRICE: f64 = 100_000.0;
+
+/// The largest quantity the API server stores: `resource.Quantity` keeps an int64 of the
+/// value's base units (`MaxInt64`), beyond which `ValidateResourceQuantityValue` and the
+/// scheduler's int64 arithmetic cannot follow.
+const MAX_QUANTITY_MILLI: i128 = i64::MAX as i128 * 1000;
+
 /// Checks a decoded snapshot (see the module docs).
 pub(super) fn validate(s: &Snapshot) -> Found {
     unique("Node", s.nodes.iter().map(|o| &o.metadata))?;
@@ -55,9 +65,49 @@ pub(super) fn validate(s: &Snapshot) -> Found {
             affinity_operators(&pod.metadata, affinity)?;
         }
         for (i, constraint) in spec.topology_spread_constraints.iter().enumerate() {
+            if constraint.max_skew < 1 {
+                return Err(found(
+                    "Pod",
+                    &pod.metadata,
+                    &format!("spec.topologySpreadConstraints[{i}].maxSkew"),
+                    format!("is {}; the API server refuses a maxSkew below 1", constraint.max_skew),
+                    "validateTopologySpreadConstraints (pkg/apis/core/validation): maxSkew must be greater than zero",
+                ));
+            }
             let field = format!("spec.topologySpreadConstraints[{i}].labelSelector");
             label_selector("Pod", &pod.metadata, &field, constraint.label_selector.as_ref())?;
         }
+    }
+    unique_uids(s)?;
+    for (kind, workloads) in
+        [("Deployment", &s.deployments), ("StatefulSet", &s.stateful_sets), ("ReplicaSet", &s.replica_sets)]
+    {
+        for w in workloads {
+            if let Some(replicas) = w.spec.replicas.filter(|r| *r < 0) {
+                return Err(found(
+                    kind,
+                    &w.metadata,
+                    "spec.replicas",
+                    format!("is {replicas}; the API server refuses a negative replica count"),
+                    "ValidateNonnegativeField (pkg/apis/apps/validation): set 0 or more",
+                ));
+            }
+        }
+    }
+    for hpa in &s.hpas {
+        let min = hpa.spec.min_replicas.unwrap_or(1);
+        if min < 1 || hpa.spec.max_replicas < min {
+            return Err(found(
+                "HorizontalPodAutoscaler",
+                &hpa.metadata,
+                if min < 1 { "spec.minReplicas" } else { "spec.maxReplicas" },
+                format!("minReplicas {min} and maxReplicas {} are not 1 <= min <= max", hpa.spec.max_replicas),
+                "ValidateHorizontalPodAutoscalerSpec (pkg/apis/autoscaling/validation) refuses them",
+            ));
+        }
+    }
+    for claim in &s.node_claims {
+        claim_names_one_node(s, claim)?;
     }
     for pdb in &s.pdbs {
         label_selector("PodDisruptionBudget", &pdb.metadata, "spec.selector", pdb.spec.selector.as_ref())?;
@@ -78,13 +128,13 @@ pub(super) fn validate(s: &Snapshot) -> Found {
         non_negative_map("InstanceTypes", &meta, "capacity", &it.capacity)?;
         non_negative_map("InstanceTypes", &meta, "overhead", &it.overhead)?;
         for (i, offering) in it.offerings.iter().enumerate() {
-            if let Some(price) = offering.price.filter(|p| !(*p >= 0.0 && p.is_finite())) {
+            if let Some(price) = offering.price.filter(|p| !(*p >= 0.0 && *p <= MAX_PRICE)) {
                 return Err(found(
                     "InstanceTypes",
                     &meta,
                     &format!("offerings[{i}].price"),
-                    format!("price {price} is not a non-negative number"),
-                    "a price is dollars per hour, zero or more",
+                    format!("price {price:e} is not a price in dollars per hour"),
+                    "a price is dollars per hour, from 0 to 100000 (the largest EC2 instance costs a few hundred)",
                 ));
             }
         }
@@ -105,6 +155,57 @@ fn found(kind: &str, meta: &ObjectMeta, field: &str, message: String, help: &str
         message,
         help: help.to_owned(),
         offset: None,
+    }
+}
+
+fn too_large(kind: &str, meta: &ObjectMeta, field: &str) -> DecodeError {
+    found(
+        kind,
+        meta,
+        field,
+        "is larger than any quantity Kubernetes stores (an int64 of base units)".to_owned(),
+        "the API server refuses it; is the value a typo (`1e300`, a missing unit)?",
+    )
+}
+
+/// A pod UID names one pod: two pods with one UID are a copy or two captures joined.
+fn unique_uids(s: &Snapshot) -> Found {
+    let mut seen: HashMap<&str, &ObjectMeta> = HashMap::new();
+    for pod in &s.pods {
+        let uid = pod.metadata.uid.as_str();
+        if uid.is_empty() {
+            continue;
+        }
+        if let Some(first) = seen.insert(uid, &pod.metadata) {
+            return Err(found(
+                "Pod",
+                &pod.metadata,
+                "metadata.uid",
+                format!("has the uid of Pod `{}` (`{uid}`)", first.key()),
+                "the API server gives every object its own uid: one of the two pods is a copy; remove it",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A NodeClaim's `status.providerID` and `status.nodeName` must name the same Node: Karpenter
+/// joins them by providerID (`state.Cluster`), so a claim pointing at two nodes would be
+/// attached to both.
+fn claim_names_one_node(s: &Snapshot, claim: &super::NodeClaim) -> Found {
+    let (Some(id), Some(node_name)) = (claim.status.provider_id.as_deref(), claim.status.node_name.as_deref()) else {
+        return Ok(());
+    };
+    let by_id = s.nodes.iter().find(|n| n.spec.provider_id.as_deref() == Some(id));
+    match by_id {
+        Some(node) if node.metadata.name != node_name => Err(found(
+            "NodeClaim",
+            &claim.metadata,
+            "status.nodeName",
+            format!("names Node `{node_name}`, but its providerID `{id}` is Node `{}`'s", node.metadata.name),
+            "Karpenter matches a NodeClaim to its Node by providerID; one of the two fields is stale: fix or drop it",
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -133,6 +234,9 @@ fn non_negative(kind: &str, meta: &ObjectMeta, field: &str, list: &ResourceList)
         if quantity.milli() < 0 {
             return Err(negative(kind, meta, &format!("{field}.{name}"), &quantity.to_string()));
         }
+        if quantity.milli() > MAX_QUANTITY_MILLI {
+            return Err(too_large(kind, meta, &format!("{field}.{name}")));
+        }
     }
     Ok(())
 }
@@ -141,6 +245,9 @@ fn non_negative_map(kind: &str, meta: &ObjectMeta, field: &str, map: &Resources)
     for (name, quantity) in map {
         if quantity.milli() < 0 {
             return Err(negative(kind, meta, &format!("{field}.{name}"), &quantity.to_string()));
+        }
+        if quantity.milli() > MAX_QUANTITY_MILLI {
+            return Err(too_large(kind, meta, &format!("{field}.{name}")));
         }
     }
     Ok(())

@@ -109,9 +109,30 @@ fn the_bad_input_table() {
         ("gt-lt-moderate-control.yaml", 0, &["Underutilized replace: node-b"]),
         // Same verdict as the control: `Gt -2` and `Lt 9223372036854775807` intersect.
         ("gt-lt-near-i64-limit.yaml", 0, &["Underutilized replace: node-b"]),
-        // 1e2147483647 CPUs fit no node: the pod cannot reschedule (it once read as 1m).
-        ("quantity-exponent-overflow.yaml", 0, &["PodsCannotReschedule"]),
+        // 1e2147483647 CPUs (it once read as 1m, then as a pod that fits nowhere): the API server
+        // refuses a quantity beyond int64, and so does the snapshot reader now.
+        ("quantity-exponent-overflow.yaml", 1, &["quantity-exponent-overflow.yaml:469:11", "larger than any quantity"]),
         ("redact-tie-changes-verdict.json", 0, &["MultiNodeConsolidation acts"]),
+        // Values the API server would refuse: a clear error at the field, never a silent guess.
+        ("t3-n01-dup-pod-uid.yaml", 1, &["t3-n01-dup-pod-uid.yaml:486:5", "has the uid of Pod"]),
+        (
+            "t3-n06-claim-providerid-other-node.yaml",
+            1,
+            &["t3-n06-claim-providerid-other-node.yaml:371:5", "but its providerID"],
+        ),
+        ("t3-n11-cpu-1e300.yaml", 1, &["t3-n11-cpu-1e300.yaml:468:11", "larger than any quantity Kubernetes stores"]),
+        (
+            "t3-n39-replicas-negative-hpa-min-gt-max.yaml",
+            1,
+            &["t3-n39-replicas-negative-hpa-min-gt-max.yaml:488:5", "negative replica count"],
+        ),
+        (
+            "t3-n41-spread-maxskew-zero-negative.yaml",
+            1,
+            &["t3-n41-spread-maxskew-zero-negative.yaml:475:7", "maxSkew below 1"],
+        ),
+        ("t3-n43-prices-1e300.yaml", 1, &["t3-n43-prices-1e300.yaml:95:5", "not a price in dollars per hour"]),
+        ("t3-n55-two-snapshotinfo.yaml", 1, &["t3-n55-two-snapshotinfo.yaml:", "two SnapshotInfo documents"]),
         // A budget whose schedule is 200,000 commas: refused by length (the pool allows 0), fast.
         ("t3-n15-cron-200k-commas.yaml", 0, &["BudgetExhausted"]),
         ("t3-n15c-cron-hourly-1h-zero.yaml", 0, &["BudgetExhausted"]),
