@@ -31,9 +31,6 @@ pub enum Rule {
     /// Candidates are tried by savings ratio, highest first; before, by disruption cost,
     /// lowest first.
     CandidateOrderSavingsRatio,
-    /// "Empty" means no reschedulable pod with a positive eviction cost; before, no
-    /// reschedulable pod at all.
-    EmptyByEvictionCost,
 }
 
 /// One row of the table.
@@ -79,7 +76,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 5] = [
+pub const RULES: [RuleRow; 4] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -115,15 +112,6 @@ pub const RULES: [RuleRow; 5] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "candidates were tried by disruption cost, lowest first",
-    },
-    RuleRow {
-        rule: Rule::EmptyByEvictionCost,
-        field: "emptyDefinition",
-        pr: 2962,
-        upstream: upstream::IS_EMPTY,
-        since: v(1, 14, 0),
-        backported_to: &[],
-        before: "a node was empty only with no reschedulable pod",
     },
 ];
 
@@ -206,7 +194,7 @@ mod tests {
         let v113 = RuleSet::at(v(1, 13, 2));
         assert!(!v113.has(Rule::DestinationConsolidateAfter) && !v113.has(Rule::CandidateOrderSavingsRatio));
         let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
-        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder", "emptyDefinition"]);
+        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder"]);
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
     }
 
