@@ -48,8 +48,7 @@ pub(crate) fn complete(snapshot: &mut Snapshot, inputs: Inputs<'_>) -> Result<Co
     if let Some(prices) = inputs.prices {
         apply_prices(snapshot, prices);
     }
-    let (mut warnings, resolved) =
-        resolve_settings(snapshot, inputs.karpenter_settings, inputs.karpenter_version)?;
+    let (mut warnings, resolved) = resolve_settings(snapshot, inputs.karpenter_settings, inputs.karpenter_version)?;
     let assumed = Assumed::of(&snapshot.info, &resolved);
     warnings.extend(complete_catalogue(snapshot));
     Ok(Completed { assumed, warnings })

@@ -132,7 +132,10 @@ pub(crate) fn tolerates_disrupted_taint(pod: &Pod) -> bool {
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsEvictable`.
 pub(crate) fn is_evictable(pod: &Pod, now: Timestamp, durations: bool) -> bool {
-    is_active(pod) && !tolerates_disrupted_taint(pod) && !is_mirror(pod) && !is_do_not_disrupt_active(pod, now, durations)
+    is_active(pod)
+        && !tolerates_disrupted_taint(pod)
+        && !is_mirror(pod)
+        && !is_do_not_disrupt_active(pod, now, durations)
 }
 
 /// The pod's effective requests: containers (plus sidecars) vs. the largest init container,

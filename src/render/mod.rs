@@ -90,7 +90,8 @@ fn header(assumed: &Assumed, markdown: bool) -> String {
     let changed: Vec<String> = assumed.changed().map(|(k, s)| format!("{k}={} ({})", s.value, s.source)).collect();
     let settings = if changed.is_empty() { "defaults".to_owned() } else { changed.join(", ") };
     let row = rules.provider_row.as_ref().map(|r| format!("; {r}")).unwrap_or_default();
-    let line = format!("Karpenter {} rules (from {}{row}); settings: {settings}", rules.version, rules.from);
+    let from = if rules.from.starts_with("assumed") { rules.from.clone() } else { format!("from {}", rules.from) };
+    let line = format!("Karpenter {} rules ({from}{row}); settings: {settings}", rules.version);
     if markdown {
         format!("_{line}_\n\n")
     } else {

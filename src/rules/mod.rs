@@ -152,7 +152,12 @@ impl RuleSet {
     /// explanation cites.
     pub fn differing(&self) -> Vec<&'static RuleRow> {
         let newest = RuleSet::default();
-        RULES.iter().zip(self.active.iter().zip(newest.active)).filter(|(_, (a, b))| **a != *b).map(|(r, _)| r).collect()
+        RULES
+            .iter()
+            .zip(self.active.iter().zip(newest.active))
+            .filter(|(_, (a, b))| **a != *b)
+            .map(|(r, _)| r)
+            .collect()
     }
 
     /// `rule`'s citation when the rule is in force at this version but not at every supported

@@ -54,7 +54,8 @@ mod tests {
 
     #[test]
     fn an_aws_image_is_a_provider_release_and_a_flag_a_core_one() {
-        let mut info = with("1.0.14", "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.0.14");
+        let mut info =
+            with("1.0.14", "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.0.14");
         let r = select(&mut info).expect("known");
         assert_eq!(info.rules.version, CoreVersion::new(1, 0, 9));
         assert!(r.row.is_some());
@@ -63,12 +64,19 @@ mod tests {
         assert_eq!(info.rules.version, CoreVersion::new(1, 0, 14), "a flag names core");
         let mut info = with("1.12.3", "deployment karpenter/karpenter label helm.sh/chart");
         select(&mut info).expect("known");
-        assert_eq!(info.rules.version, CoreVersion::new(1, 12, 1), "chart 1.12.3 is not in the table: nearest lower row");
+        assert_eq!(
+            info.rules.version,
+            CoreVersion::new(1, 12, 1),
+            "chart 1.12.3 is not in the table: nearest lower row"
+        );
     }
 
     #[test]
     fn another_image_is_an_unknown_provider_and_nothing_assumes_the_newest() {
-        let mut info = with("1.3.0", "deployment kube-system/karpenter image mcr.microsoft.com/aks/karpenter/controller-azure:1.3.0");
+        let mut info = with(
+            "1.3.0",
+            "deployment kube-system/karpenter image mcr.microsoft.com/aks/karpenter/controller-azure:1.3.0",
+        );
         let r = select(&mut info).expect("read as core");
         assert_eq!(info.rules.version, CoreVersion::new(1, 3, 0));
         assert!(r.warnings.iter().any(|w| w.contains("not the AWS provider")), "{:?}", r.warnings);

@@ -79,7 +79,7 @@ fn parse_table(text: &str) -> Vec<ProviderRow> {
             let core = CoreVersion::parse(cols.next()?)?.0;
             // `v1.7.3-hash-fix-backport` is not a release of the 1.7.x line: it is kept only under
             // its exact tag, never as "provider 1.7.3".
-            let provider = if tag.contains("-") { None } else { CoreVersion::parse(tag).map(|(v, _)| v) };
+            let provider = if tag.contains('-') { None } else { CoreVersion::parse(tag).map(|(v, _)| v) };
             Some(ProviderRow {
                 provider_tag: tag.to_owned(),
                 provider: provider.unwrap_or(CoreVersion::new(0, 0, 0)),
@@ -136,18 +136,15 @@ pub fn resolve(value: Option<&str>, from: &str, origin: &Origin) -> Result<Resol
             read: String::new(),
             from: "assumed: no Karpenter Deployment or version in the snapshot".into(),
             row: None,
-            warnings: vec![format!(
-                "no Karpenter version found (no controller Deployment, no karpenterVersion); {NEWEST} rules are assumed — \
-                 pass --karpenter-version to replay another"
-            )],
+            // The header says so; no stderr line for every snapshot without a version.
+            warnings: Vec::new(),
         });
     };
     let mut warnings = Vec::new();
     let parsed = CoreVersion::parse(value);
     let Some((version, patch_given)) = parsed else {
-        warnings.push(format!(
-            "Karpenter version `{value}` ({from}) is not a release number; {NEWEST} rules are assumed"
-        ));
+        warnings
+            .push(format!("Karpenter version `{value}` ({from}) is not a release number; {NEWEST} rules are assumed"));
         return Ok(Resolved { core: NEWEST, read: value.into(), from: from.into(), row: None, warnings });
     };
     let (mut core, row) = match origin {
@@ -222,7 +219,10 @@ mod tests {
     fn versions_parse_with_and_without_v_patch_or_suffix() {
         assert_eq!(CoreVersion::parse("v1.12.3"), Some((CoreVersion::new(1, 12, 3), true)));
         assert_eq!(CoreVersion::parse("1.12.3@sha256:ab"), Some((CoreVersion::new(1, 12, 3), true)));
-        assert_eq!(CoreVersion::parse("1.14.1-0.20260819221709-6e7eab7a0f48"), Some((CoreVersion::new(1, 14, 1), true)));
+        assert_eq!(
+            CoreVersion::parse("1.14.1-0.20260819221709-6e7eab7a0f48"),
+            Some((CoreVersion::new(1, 14, 1), true))
+        );
         assert_eq!(CoreVersion::parse("v1.14"), Some((CoreVersion::new(1, 14, 0), false)));
         assert_eq!(CoreVersion::parse("latest"), None);
         assert_eq!(CoreVersion::parse("1.2.3.4"), None);

@@ -154,7 +154,10 @@ mod tests {
         assert_eq!(s["MIN_VALUES_POLICY"].value, "BestEffort");
         assert_eq!(s["IGNORE_DRA_REQUESTS"].value, "true");
         assert_eq!(s["version"].value, "1.13.2", "the image tag wins over the chart label");
-        assert_eq!(s["version"].source, "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.13.2");
+        assert_eq!(
+            s["version"].source,
+            "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.13.2"
+        );
         assert_eq!(
             flag_value(&["--feature-gates".into(), "A=true".into()], "--feature-gates").as_deref(),
             Some("A=true")
@@ -183,7 +186,8 @@ mod tests {
             Some("1.12.3 (deployment karpenter/karpenter label app.kubernetes.io/version)")
         );
         assert_eq!(
-            with(serde_json::json!({"app.kubernetes.io/name": "karpenter", "helm.sh/chart": "karpenter-1.12.2"})).as_deref(),
+            with(serde_json::json!({"app.kubernetes.io/name": "karpenter", "helm.sh/chart": "karpenter-1.12.2"}))
+                .as_deref(),
             Some("1.12.2 (deployment karpenter/karpenter label helm.sh/chart)")
         );
     }

@@ -64,7 +64,8 @@ fn each_cluster_gives_the_committed_verdict_at_each_version() {
         assert_eq!(report["assumed"]["rules"]["version"], format!("v{version}"));
         let got = verdict(&report);
         if got != expected {
-            failures.push(format!("{cluster} at v{version}: got {got:?}, expected {expected:?} ({rule} since {since})"));
+            failures
+                .push(format!("{cluster} at v{version}: got {got:?}, expected {expected:?} ({rule} since {since})"));
         }
         cells += 1;
     }
@@ -90,7 +91,8 @@ const DIGEST: &str = "sha256:0d2b2d1e3c4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4
 fn a_snapshot_s_controller_image_names_the_provider_release_and_its_core_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("snapshot.yaml");
-    let mut text = std::fs::read_to_string(support::scenario_path("own-version-method-order-v1.4.2")).expect("snapshot");
+    let mut text =
+        std::fs::read_to_string(support::scenario_path("own-version-method-order-v1.4.2")).expect("snapshot");
     let image = format!("public.ecr.aws/karpenter/controller:1.4.3@{DIGEST}");
     text.push_str(&format!("---\n{}\n", controller(&image, "1.4.3")));
     std::fs::write(&path, text).expect("write");
@@ -147,7 +149,13 @@ fn live_mode_reads_the_chart_labels_when_the_image_has_only_a_digest() {
 #[test]
 fn a_version_below_v1_is_refused_with_a_diagnostic() {
     let output = support::bin()
-        .args(["--snapshot", &support::scenario_arg("own-version-method-order-v1.4.2"), "--karpenter-version", "0.37.0", "plan"])
+        .args([
+            "--snapshot",
+            &support::scenario_arg("own-version-method-order-v1.4.2"),
+            "--karpenter-version",
+            "0.37.0",
+            "plan",
+        ])
         .output()
         .expect("run");
     assert_eq!(output.status.code(), Some(1));

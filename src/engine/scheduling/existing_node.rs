@@ -77,7 +77,8 @@ impl<'a> BaseNode<'a> {
 
 /// Why a consolidation simulation refuses a node under its pool's `consolidateAfter`; the rule
 /// is version-dependent, so the reason names it (`crate::rules::RULES`, #3006).
-pub(in crate::engine) const UNDER_CONSOLIDATE_AFTER: &str = "node(s) were under consolidateAfter (Karpenter won't move \
+pub(in crate::engine) const UNDER_CONSOLIDATE_AFTER: &str =
+    "node(s) were under consolidateAfter (Karpenter won't move \
      pods there yet; rule of #3006 (pkg/utils/disruption/disruption.go IsUnderConsolidateAfter), active since v1.14.0)";
 
 /// kube-scheduler's reason for a node whose labels a pod's node affinity or selector refuses.
@@ -232,10 +233,9 @@ pub(in crate::engine) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a
         initialized,
         // Only from v1.14.0 (#3006): before, any node with room took a moved pod.
         under_consolidate_after: cluster.rules().has(Rule::DestinationConsolidateAfter)
-            && cluster
-            .pool_of(node)
-            .zip(node.claim)
-            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
+            && cluster.pool_of(node).zip(node.claim).is_some_and(|(p, c)| {
+                crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()
+            }),
         capacity,
         volume_usage,
         hostname,

@@ -1,12 +1,12 @@
 //! The findings of one node's verdict, grouped by the pipeline step they belong to, and the
 //! findings the verdict adds itself (budget, waiting, placement summary, where each pod goes).
 
-use crate::rules::{Rule, RuleSet};
 use crate::engine::budget::{PoolBudgets, UNBOUNDED};
 use crate::engine::method::Method;
 use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::{Destination, Results};
 use crate::reason::{Code, Reason};
+use crate::rules::{Rule, RuleSet};
 use crate::upstream;
 
 use super::{PodView, StepKind, Verdict};
