@@ -119,11 +119,11 @@ write("method-order", ["own-version-method-order: #2180 Emptiness before Drift (
       [node_pool("default", budget="1")] + node("node-d", "m5.xlarge", drifted=True) + node("node-e", "m5.xlarge")
       + [pod("web-1", "node-d")],
       ["m5.small", "m5.large", "m5.xlarge"],
-      {"1.4.2": (f"{K}@v1.4.2 pkg/controllers/disruption/controller.go:84 NewMethods lists Drift before Emptiness; "
+      {"1.4.2": (f"{K}@v1.4.2 pkg/controllers/disruption/controller.go:84 NewController (its methods list; NewMethods from v1.7) lists Drift before Emptiness; "
                  "drift.go ComputeCommand simulates the first non-empty drifted candidate: its pod fits on node-e, so Drift deletes node-d "
                  "and the round stops at the first method with a command",
                  {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-d"]}]}),
-       "1.5.0": (f"{K}@v1.5.0 pkg/controllers/disruption/controller.go:85 NewMethods lists Emptiness first (#2180); "
+       "1.5.0": (f"{K}@v1.5.0 pkg/controllers/disruption/controller.go:85 NewController lists Emptiness first (#2180); "
                  "emptiness.go ComputeCommand deletes the empty consolidatable node-e and the round stops there",
                  {"method": "Emptiness", "commands": [{"method": "Emptiness", "decision": "delete", "candidates": ["node-e"]}]})})
 
