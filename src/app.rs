@@ -144,8 +144,12 @@ fn prepare_and_run(
     prices: Option<prepare::Prices>,
     snapshot: &mut Snapshot,
 ) -> Result<u8, Failure> {
-    let inputs = Inputs { prices, karpenter_settings: &cli.input.karpenter_settings };
-    let completed = prepare::complete(snapshot, inputs).map_err(Failure::Usage)?;
+    let inputs = Inputs {
+        prices,
+        karpenter_settings: &cli.input.karpenter_settings,
+        karpenter_version: cli.input.karpenter_version.as_deref(),
+    };
+    let completed = prepare::complete(snapshot, inputs)?;
     warn(&completed.warnings);
     if let Command::Snapshot { redact } = &cli.command {
         let plan = commands::snapshot::plan(&cli.output.output, snapshot)?;

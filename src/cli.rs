@@ -168,6 +168,10 @@ pub(crate) struct InputArgs {
     /// RESERVED_ENIS, or `version`.
     #[arg(long = "karpenter-setting", global = true, value_name = "NAME=VALUE")]
     pub karpenter_settings: Vec<String>,
+    /// Replay the rules of this Karpenter core version (v1.0.0 to v1.14.1, e.g. `1.12.3`)
+    /// instead of the one the controller Deployment or snapshot names.
+    #[arg(long = "karpenter-version", global = true, value_name = "VERSION")]
+    pub karpenter_version: Option<String>,
     /// Fix the clock (RFC 3339). Default: the snapshot's capturedAt, else now.
     #[arg(long, global = true, value_name = "RFC3339")]
     pub now: Option<jiff::Timestamp>,

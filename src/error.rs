@@ -57,6 +57,13 @@ pub enum Error {
         span: Option<SourceSpan>,
     },
 
+    #[error("Karpenter {version} ({from}) is older than v1.0.0: its v1beta1 APIs are not replayed")]
+    #[diagnostic(
+        code(input::karpenter_version),
+        help("this replay follows Karpenter core v1.0.0 to v1.14.1 (karpenter.sh/v1); upgrade Karpenter, or pass the core version the cluster runs with --karpenter-version")
+    )]
+    UnsupportedKarpenter { version: String, from: String },
+
     #[error("`{path}` is larger than the limit of {limit} bytes")]
     #[diagnostic(
         code(input::too_large),

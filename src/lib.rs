@@ -29,6 +29,7 @@ pub mod reason;
 pub mod redaction_oracle;
 pub(crate) mod render;
 pub mod report;
+pub mod rules;
 pub(crate) mod settings;
 pub(crate) mod sink;
 pub mod snapshot;

@@ -6,7 +6,8 @@
 //! 1. [`apply_prices`]: `--prices` — an `InstanceTypes` document is the catalogue (it replaces
 //!    what the snapshot carried); Karpenter's metrics text is merged into it, as a scrape is.
 //! 2. [`resolve_settings`]: Karpenter's settings and version (`settings.rs`), from the
-//!    controller Deployment, `--karpenter-setting` and the defaults.
+//!    controller Deployment, `--karpenter-version`, `--karpenter-setting` and the defaults; then
+//!    the rule set of that core version (`rules::select`) into `SnapshotInfo::rules`.
 //! 3. [`complete_catalogue`]: every instance-type figure the replay needs (`catalogue/`), with
 //!    what was estimated recorded so the replay can say `Uncertain`.
 //! 4. [`apply_what_ifs`]: `--set` overrides — last, after `snapshot` has written the state as
@@ -15,7 +16,10 @@
 //! Pure: no I/O. The prices file is read by the caller; warnings are returned, not printed.
 
 use crate::catalogue;
+use crate::commands::Failure;
+use crate::error::Error;
 use crate::report::Assumed;
+use crate::rules::select;
 use crate::settings;
 use crate::snapshot::Snapshot;
 pub(crate) use crate::source::prices::PricesFile as Prices;
@@ -25,6 +29,8 @@ pub(crate) use crate::source::prices::PricesFile as Prices;
 pub(crate) struct Inputs<'a> {
     pub prices: Option<Prices>,
     pub karpenter_settings: &'a [String],
+    /// `--karpenter-version`: wins over every other source of the version.
+    pub karpenter_version: Option<&'a str>,
 }
 
 /// The snapshot after stages 1–3, and what the user is told about it.
@@ -36,14 +42,14 @@ pub(crate) struct Completed {
     pub warnings: Vec<String>,
 }
 
-/// Stages 1–3 on `snapshot`, in place. An unusable `--karpenter-setting` is an `Err` (a usage
-/// error, in the flag's words).
-pub(crate) fn complete(snapshot: &mut Snapshot, inputs: Inputs<'_>) -> Result<Completed, String> {
+/// Stages 1–3 on `snapshot`, in place. An unusable `--karpenter-setting` is a usage error (in
+/// the flag's words); a Karpenter older than v1.0.0 an error.
+pub(crate) fn complete(snapshot: &mut Snapshot, inputs: Inputs<'_>) -> Result<Completed, Failure> {
     if let Some(prices) = inputs.prices {
         apply_prices(snapshot, prices);
     }
-    let mut warnings = resolve_settings(snapshot, inputs.karpenter_settings)?;
-    let assumed = Assumed::of(&snapshot.info);
+    let (mut warnings, resolved) = resolve_settings(snapshot, inputs.karpenter_settings, inputs.karpenter_version)?;
+    let assumed = Assumed::of(&snapshot.info, &resolved);
     warnings.extend(complete_catalogue(snapshot));
     Ok(Completed { assumed, warnings })
 }
@@ -63,9 +69,22 @@ pub(crate) fn apply_prices(snapshot: &mut Snapshot, prices: Prices) {
     snapshot.info.price_source = Some("file".into());
 }
 
-/// Stage 2: Karpenter's version and settings into `SnapshotInfo.settings`.
-pub(crate) fn resolve_settings(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
-    settings::resolve(snapshot, flags)
+/// Stage 2: Karpenter's version and settings into `SnapshotInfo.settings`, and the rule set of
+/// that version into `SnapshotInfo.rules` (built once here; the engine only reads it).
+pub(crate) fn resolve_settings(
+    snapshot: &mut Snapshot,
+    flags: &[String],
+    karpenter_version: Option<&str>,
+) -> Result<(Vec<String>, crate::rules::version::Resolved), Failure> {
+    let mut warnings = settings::resolve(snapshot, flags).map_err(Failure::Usage)?;
+    if let Some(v) = karpenter_version {
+        let setting = crate::snapshot::Setting { value: v.trim().to_owned(), source: select::FLAG_SOURCE.to_owned() };
+        snapshot.info.settings.insert(crate::snapshot::controller::VERSION.into(), setting);
+    }
+    let resolved = select::select(&mut snapshot.info)
+        .map_err(|r| Failure::from(Error::UnsupportedKarpenter { version: r.version, from: r.from }))?;
+    warnings.extend(resolved.warnings.iter().cloned());
+    Ok((warnings, resolved))
 }
 
 /// Stage 3: the catalogue completed; each estimate recorded once in `SnapshotInfo.estimated`
@@ -135,8 +154,22 @@ mod tests {
     #[test]
     fn an_unknown_setting_is_refused_in_the_flags_words() {
         let mut s = cluster();
-        let err = resolve_settings(&mut s, &["NO_SUCH_SETTING=1".to_owned()]).expect_err("unknown setting");
+        let Err(Failure::Usage(err)) = resolve_settings(&mut s, &["NO_SUCH_SETTING=1".to_owned()], None) else {
+            panic!("a usage error")
+        };
         assert!(err.contains("NO_SUCH_SETTING"), "{err}");
+    }
+
+    #[test]
+    fn the_rule_set_follows_the_version_and_the_flag_wins() {
+        let mut s = cluster();
+        s.info.karpenter_version = Some("v1.13.2".into());
+        let Ok((_, resolved)) = resolve_settings(&mut s, &[], None) else { panic!("a known version") };
+        assert_eq!(s.info.rules, crate::rules::RuleSet::at(crate::rules::CoreVersion::new(1, 13, 2)));
+        assert_eq!(resolved.from, "snapshot");
+        assert!(resolve_settings(&mut s, &["version=1.12.0".to_owned()], Some("1.5.0")).is_ok());
+        assert_eq!(s.info.rules.version, crate::rules::CoreVersion::new(1, 5, 0));
+        assert!(matches!(resolve_settings(&mut s, &[], Some("0.37.0")), Err(Failure::Error(_))), "below v1 is refused");
     }
 
     #[test]

@@ -31,7 +31,7 @@ const DEFAULTS: [(&str, &str); 6] = [
 pub(crate) const DEFAULT_SOURCE_NAME: &str = DEFAULT_SOURCE;
 
 /// Resolves every setting into `snapshot.info.settings` (flags first, `version` included),
-/// applies `FEATURE_GATES`, and returns the warnings (another version, a refused value).
+/// applies `FEATURE_GATES`, and returns the warnings (a refused value).
 pub(crate) fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<String>, String> {
     let info = &mut snapshot.info;
     for flag in flags {
@@ -57,22 +57,12 @@ pub(crate) fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<S
             .entry(name.into())
             .or_insert_with(|| Setting { value: value.into(), source: DEFAULT_SOURCE.into() });
     }
-    let version = info
-        .settings
-        .entry(VERSION.into())
-        .or_insert_with(|| Setting {
-            value: PINNED_VERSION.into(),
-            source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
-        })
-        .clone();
+    info.settings.entry(VERSION.into()).or_insert_with(|| Setting {
+        value: PINNED_VERSION.into(),
+        source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
+    });
+    // Which rules that version means is `rules::select`'s, the next step of the pipeline.
     let mut warnings = Vec::new();
-    let bare = version.value.trim_start_matches('v');
-    if !(bare == "1.14" || bare.starts_with("1.14.")) {
-        warnings.push(format!(
-            "the cluster runs Karpenter {} ({}); this replay follows {PINNED_VERSION}, so rules that changed since may differ",
-            version.value, version.source
-        ));
-    }
     for (name, s) in info.settings.iter().filter(|(k, _)| *k != VERSION) {
         if let Err(e) = validate(name, &s.value) {
             warnings.push(format!("{e} (from {}); Karpenter would refuse to start, the default is assumed", s.source));
@@ -131,7 +121,7 @@ mod tests {
     use crate::snapshot::{Setting, Snapshot};
 
     #[test]
-    fn flags_win_defaults_fill_and_another_version_warns() {
+    fn flags_win_and_defaults_fill() {
         let mut s = Snapshot::default();
         s.info.settings.insert("version".into(), Setting { value: "1.13.2".into(), source: "deployment".into() });
         s.info.settings.insert("RESERVED_ENIS".into(), Setting { value: "1".into(), source: "deployment".into() });
@@ -142,8 +132,8 @@ mod tests {
         assert_eq!(s.info.settings["MIN_VALUES_POLICY"].value, "Strict");
         assert_eq!(capacity(&s).reserved_enis, 2);
         assert!(s.feature_gate("SpotToSpotConsolidation"));
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("1.13.2"));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(s.info.settings["version"].value, "1.13.2");
         assert!(resolve(&mut Snapshot::default(), &["MIN_VALUES_POLICY=Sometimes".to_owned()]).is_err());
         assert!(resolve(&mut Snapshot::default(), &["NOPE=1".to_owned()]).is_err());
     }

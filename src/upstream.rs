@@ -84,6 +84,8 @@ pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.C
 pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");
 pub const RESCHEDULE_DISRUPTION_COST: Upstream =
     karpenter("pkg/controllers/disruption/types.go", "computeRescheduleDisruptionCost");
+pub const SORT_CANDIDATES: Upstream =
+    karpenter("pkg/controllers/disruption/consolidation.go", "consolidation.sortCandidates");
 pub const IS_EMPTY: Upstream = karpenter("pkg/controllers/disruption/types.go", "Candidate.IsEmpty");
 pub const RESOLVE_NODE_PRICE: Upstream = karpenter("pkg/controllers/disruption/types.go", "resolveNodePrice");
 pub const IS_UNDER_CONSOLIDATE_AFTER: Upstream =

@@ -16,6 +16,7 @@ use super::pod::DoNotDisrupt;
 use super::pricing;
 use super::state::{Cluster, StateNode};
 use crate::reason::{Code, Reason};
+use crate::rules::Rule;
 use crate::snapshot::{condition, is_true, InstanceType, NodeClaim, NodePool, Pod};
 use crate::upstream;
 
@@ -136,6 +137,13 @@ pub(crate) fn new_candidate<'a>(
     let (pod_gates, mut notes) = pod_gates(cluster, node, limits, now);
     if cost_terms {
         notes.push(cost_note(&reschedulable, disruption_cost));
+        if let Some(why) = cluster.rules().cite_if_inactive(Rule::CandidateOrderSavingsRatio) {
+            let old = cost::disruption_cost_before_v1_14(&node.pods, node.claim, now);
+            notes.push(Reason::new(
+                Code::DisruptionCost,
+                format!("candidate order key {old:.2} (eviction cost of every pod × lifetime left, lowest tried first): {why}"),
+            ));
+        }
     }
     Candidate {
         index,
@@ -171,8 +179,12 @@ fn pod_gates(
                     format!("pod has \"karpenter.sh/do-not-disrupt\" annotation (Pod={key})"),
                 )
                 .at(upstream::VALIDATE_PODS_DISRUPTABLE);
+                let duration = cluster.rules().cite_if_active(Rule::DoNotDisruptDuration);
                 r = match until {
-                    Some(t) => r.hint(format!("the annotation's grace period elapses at {t}")),
+                    Some(t) => r.hint(format!(
+                        "the annotation's grace period elapses at {t} (a duration holds by {})",
+                        duration.unwrap_or_default()
+                    )),
                     None => r.hint(format!(
                         "kubectl annotate pod {} -n {} karpenter.sh/do-not-disrupt-",
                         p.metadata.name,
@@ -188,7 +200,12 @@ fn pod_gates(
                     p.metadata.key()
                 ),
             )),
-            DoNotDisrupt::Absent | DoNotDisrupt::Elapsed => {}
+            DoNotDisrupt::Absent => {
+                if let Some(why) = ignored_duration(cluster, p) {
+                    notes.push(Reason::new(Code::InvalidDoNotDisrupt, why));
+                }
+            }
+            DoNotDisrupt::Elapsed => {}
         }
     }
     for block in limits.can_evict_pods(&node.pods, now) {
@@ -205,6 +222,14 @@ fn pod_gates(
         gates.push(Reason::new(code, block.message()).hint(hint));
     }
     (gates, notes)
+}
+
+/// Before v1.12.0 a do-not-disrupt value other than `"true"` is not read at all (no event):
+/// said as a note that names the rule.
+fn ignored_duration(cluster: &Cluster<'_>, p: &Pod) -> Option<String> {
+    let why = cluster.rules().cite_if_inactive(Rule::DoNotDisruptDuration)?;
+    let value = p.metadata.annotations.get(DO_NOT_DISRUPT).filter(|v| *v != "true")?;
+    Some(format!("karpenter.sh/do-not-disrupt {value:?} on {} does not protect it: {why}", p.metadata.key()))
 }
 
 fn cost_note(pods: &[&Pod], total: f64) -> Reason {

@@ -123,7 +123,7 @@ fn run(
     };
     let mut acting: Option<(Method, Outcome)> = None;
     let mut skipped: BTreeMap<usize, Vec<Reason>> = BTreeMap::new();
-    for m in Method::ALL {
+    for m in Method::order(cluster.rules()) {
         let outcome = match m {
             Method::Emptiness => emptiness::compute_commands(&ctx),
             Method::StaticDrift => drift::compute_static(&ctx),

@@ -73,9 +73,50 @@ pub(crate) fn savings_ratio(price: f64, reschedule_disruption_cost: f64) -> f64 
     }
 }
 
+/// The candidate order key before v1.14.0 (#2962): Σ eviction cost over every pod bound to the
+/// node × the fraction of the NodeClaim's `expireAfter` left (1 without one), lowest first.
+///
+/// Mirrors karpenter v1.13.0 `pkg/utils/disruption/disruption.go` `ReschedulingCost` ×
+/// `LifetimeRemaining`, as `NewCandidate` sets `DisruptionCost`.
+pub(crate) fn disruption_cost_before_v1_14(
+    pods: &[&Pod],
+    claim: Option<&crate::snapshot::NodeClaim>,
+    now: jiff::Timestamp,
+) -> f64 {
+    let cost: f64 = pods.iter().map(|p| eviction_cost(p).cost).sum();
+    cost * lifetime_remaining(claim, now)
+}
+
+/// `LifetimeRemaining`: (expireAfter − age) / expireAfter clamped to [0, 1]; 1 for `Never` or none.
+fn lifetime_remaining(claim: Option<&crate::snapshot::NodeClaim>, now: jiff::Timestamp) -> f64 {
+    let Some(claim) = claim else { return 1.0 };
+    let total = claim.spec.expire_after.as_deref().and_then(|e| e.parse::<jiff::SignedDuration>().ok());
+    match (total, claim.metadata.creation_timestamp) {
+        (Some(total), Some(created)) if total.is_positive() => {
+            let age = now.duration_since(created).as_secs_f64();
+            let total = total.as_secs_f64();
+            ((total - age) / total).clamp(0.0, 1.0)
+        }
+        _ => 1.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{eviction_cost, is_empty, reschedule_disruption_cost};
+
+    #[test]
+    fn the_cost_before_v1_14_counts_every_pod_and_the_lifetime_left() {
+        let p = Pod::default();
+        let now: jiff::Timestamp = "2026-11-29T10:00:00Z".parse().expect("time");
+        let mut claim = crate::snapshot::NodeClaim::default();
+        assert!((super::disruption_cost_before_v1_14(&[&p, &p], Some(&claim), now) - 2.0).abs() < 1e-9);
+        claim.spec.expire_after = Some("4h".into());
+        claim.metadata.creation_timestamp = Some("2026-11-29T09:00:00Z".parse().expect("time"));
+        assert!((super::disruption_cost_before_v1_14(&[&p, &p], Some(&claim), now) - 1.5).abs() < 1e-9);
+        claim.spec.expire_after = Some("Never".into());
+        assert!((super::disruption_cost_before_v1_14(&[&p], Some(&claim), now) - 1.0).abs() < 1e-9);
+    }
     use crate::snapshot::Pod;
     use proptest::prelude::*;
 

@@ -58,6 +58,8 @@ pub struct Limits<'a> {
     known: Option<(&'a [Pod], Arc<PodTable>)>,
     /// The round's terminal and terminating bits per pod position, when read (0: active).
     status: Option<Arc<[u8]>>,
+    /// Whether a duration-valued do-not-disrupt counts (from v1.12.0, #2874).
+    durations: bool,
 }
 
 impl<'a> Limits<'a> {
@@ -72,7 +74,14 @@ impl<'a> Limits<'a> {
                 None => unindexed.entry(ns).or_default().push(i),
             }
         }
-        Limits { pdbs, by_label, unindexed, known: None, status: None }
+        Limits { pdbs, by_label, unindexed, known: None, status: None, durations: true }
+    }
+
+    /// The same limits under `rules`: before v1.12.0 a duration-valued do-not-disrupt does not
+    /// keep a pod from eviction (#2874).
+    pub(crate) fn with_rules(mut self, rules: &crate::rules::RuleSet) -> Self {
+        self.durations = rules.has(crate::rules::Rule::DoNotDisruptDuration);
+        self
     }
 
     /// The same, answering for the pods of `pods` from `table` (which must cover them, as
@@ -150,9 +159,9 @@ impl<'a> Limits<'a> {
             Some((at, facts)) => {
                 let active =
                     self.status.as_ref().and_then(|s| s.get(at)).map_or_else(|| pod::is_active(pod), |&s| s == 0);
-                facts.is_evictable(active, pod, now)
+                facts.is_evictable(active, pod, now, self.durations)
             }
-            None => pod::is_evictable(pod, now),
+            None => pod::is_evictable(pod, now, self.durations),
         };
         if !evictable {
             return None;
@@ -188,7 +197,7 @@ impl<'a> Limits<'a> {
     /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable` / `isFullyBlocked`.
     pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
         let fully_blocked = self.block(pod, now, Blocker::FullyBlocking).is_some();
-        pod::is_reschedulable(pod) && pod::is_disruptable(pod, now) && !fully_blocked
+        pod::is_reschedulable(pod) && pod::is_disruptable(pod, now, self.durations) && !fully_blocked
     }
 }
 

@@ -82,11 +82,15 @@ pub(crate) enum DoNotDisrupt {
     Invalid(String),
 }
 
-/// Mirrors [`crate::upstream::IS_DO_NOT_DISRUPT_ACTIVE`].
-pub(crate) fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
+/// Mirrors [`crate::upstream::IS_DO_NOT_DISRUPT_ACTIVE`]. Without `durations` (before v1.12.0,
+/// #2874: `HasDoNotDisrupt`) only `"true"` counts and any other value is as if absent.
+pub(crate) fn do_not_disrupt(pod: &Pod, now: Timestamp, durations: bool) -> DoNotDisrupt {
     let Some(value) = pod.metadata.annotations.get(DO_NOT_DISRUPT) else { return DoNotDisrupt::Absent };
     if value == "true" {
         return DoNotDisrupt::Active { until: None };
+    }
+    if !durations {
+        return DoNotDisrupt::Absent;
     }
     match value.parse::<SignedDuration>() {
         Ok(d) if d.is_positive() => match pod.status.start_time {
@@ -102,15 +106,15 @@ pub(crate) fn do_not_disrupt(pod: &Pod, now: Timestamp) -> DoNotDisrupt {
 }
 
 /// Whether do-not-disrupt is in force on the pod now.
-pub(crate) fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp) -> bool {
-    matches!(do_not_disrupt(pod, now), DoNotDisrupt::Active { .. })
+pub(crate) fn is_do_not_disrupt_active(pod: &Pod, now: Timestamp, durations: bool) -> bool {
+    matches!(do_not_disrupt(pod, now, durations), DoNotDisrupt::Active { .. })
 }
 
 /// Not active, or do-not-disrupt not in force: terminal and terminating pods never hold a node.
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsDisruptable`.
-pub(crate) fn is_disruptable(pod: &Pod, now: Timestamp) -> bool {
-    !is_active(pod) || !is_do_not_disrupt_active(pod, now)
+pub(crate) fn is_disruptable(pod: &Pod, now: Timestamp, durations: bool) -> bool {
+    !is_active(pod) || !is_do_not_disrupt_active(pod, now, durations)
 }
 
 /// Whether the pod tolerates `karpenter.sh/disrupted:NoSchedule` (then it is not evicted).
@@ -127,8 +131,11 @@ pub(crate) fn tolerates_disrupted_taint(pod: &Pod) -> bool {
 /// Pods the eviction API would be asked to evict (and so face PDBs).
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `IsEvictable`.
-pub(crate) fn is_evictable(pod: &Pod, now: Timestamp) -> bool {
-    is_active(pod) && !tolerates_disrupted_taint(pod) && !is_mirror(pod) && !is_do_not_disrupt_active(pod, now)
+pub(crate) fn is_evictable(pod: &Pod, now: Timestamp, durations: bool) -> bool {
+    is_active(pod)
+        && !tolerates_disrupted_taint(pod)
+        && !is_mirror(pod)
+        && !is_do_not_disrupt_active(pod, now, durations)
 }
 
 /// The pod's effective requests: containers (plus sidecars) vs. the largest init container,
@@ -206,19 +213,19 @@ mod tests {
     #[test]
     fn do_not_disrupt_values() {
         let mut p = pod();
-        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Absent);
+        assert_eq!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Absent);
         p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "true".into());
-        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: None }));
+        assert!(matches!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Active { until: None }));
         p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "false".into());
-        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Invalid("false".into()));
+        assert_eq!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Invalid("false".into()));
         p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "1h".into());
-        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: None }));
+        assert!(matches!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Active { until: None }));
         p.status.start_time = Some("2026-11-29T09:30:00Z".parse().unwrap());
-        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Active { until: Some(_) }));
+        assert!(matches!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Active { until: Some(_) }));
         p.status.start_time = Some("2026-11-29T08:30:00Z".parse().unwrap());
-        assert_eq!(do_not_disrupt(&p, now()), DoNotDisrupt::Elapsed);
+        assert_eq!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Elapsed);
         p.metadata.annotations.insert("karpenter.sh/do-not-disrupt".into(), "0s".into());
-        assert!(matches!(do_not_disrupt(&p, now()), DoNotDisrupt::Invalid(_)));
+        assert!(matches!(do_not_disrupt(&p, now(), true), DoNotDisrupt::Invalid(_)));
     }
 
     #[test]

@@ -186,6 +186,11 @@ fn status_byte(p: &Pod) -> u8 {
 pub(crate) type PodsByNode = HashMap<String, Vec<usize>>;
 
 impl<'a> Cluster<'a> {
+    /// The rules of the core version replayed (`SnapshotInfo::rules`).
+    pub(crate) fn rules(&self) -> &'a crate::rules::RuleSet {
+        &self.snapshot.info.rules
+    }
+
     pub fn new(snapshot: &'a Snapshot, now: Timestamp) -> Self {
         Self::build(snapshot, now, None)
     }
@@ -371,7 +376,7 @@ impl<'a> Cluster<'a> {
     pub(crate) fn do_not_disrupt(&self, p: &Pod, now: Timestamp) -> pod::DoNotDisrupt {
         match self.facts(p) {
             Some(f) if !f.has_do_not_disrupt_annotation() => pod::DoNotDisrupt::Absent,
-            _ => pod::do_not_disrupt(p, now),
+            _ => pod::do_not_disrupt(p, now, self.rules().has(crate::rules::Rule::DoNotDisruptDuration)),
         }
     }
 

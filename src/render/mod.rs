@@ -83,13 +83,15 @@ pub(crate) fn render(
     }
 }
 
-/// `Assuming Karpenter v1.14.0 (snapshot); settings: v1.14 defaults` (non-default ones named
-/// with their source).
+/// `Karpenter v1.14.0 rules (from snapshot); settings: defaults` (non-default settings named
+/// with their source; the provider → core row when one was used).
 fn header(assumed: &Assumed, markdown: bool) -> String {
-    let v = &assumed.karpenter_version;
+    let rules = &assumed.rules;
     let changed: Vec<String> = assumed.changed().map(|(k, s)| format!("{k}={} ({})", s.value, s.source)).collect();
-    let settings = if changed.is_empty() { "v1.14 defaults".to_owned() } else { changed.join(", ") };
-    let line = format!("Assuming Karpenter {} ({}); settings: {settings}", v.value, v.source);
+    let settings = if changed.is_empty() { "defaults".to_owned() } else { changed.join(", ") };
+    let row = rules.provider_row.as_ref().map(|r| format!("; {r}")).unwrap_or_default();
+    let from = if rules.from.starts_with("assumed") { rules.from.clone() } else { format!("from {}", rules.from) };
+    let line = format!("Karpenter {} rules ({from}{row}); settings: {settings}", rules.version);
     if markdown {
         format!("_{line}_\n\n")
     } else {

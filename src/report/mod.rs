@@ -27,6 +27,56 @@ pub use views::{Action, StepKind, Verdict};
 pub struct Assumed {
     pub karpenter_version: AssumedSetting,
     pub settings: std::collections::BTreeMap<String, AssumedSetting>,
+    /// The rule set replayed: the core version it follows and where that came from.
+    pub rules: AssumedRules,
+}
+
+/// The rule set of `Assumed`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssumedRules {
+    /// The core version whose rules are replayed, e.g. `v1.12.1`.
+    pub version: String,
+    /// Where it came from: `deployment kube-system/karpenter image …:1.12.2`, `snapshot`, a flag.
+    pub from: String,
+    /// The provider → core table row used, e.g. `aws provider v1.12.2 → core v1.12.1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_row: Option<String>,
+    /// The rules whose value differs from the newest version's (v1.14.1): each off here.
+    pub differs_from_newest: Vec<AssumedRule>,
+}
+
+/// One version-dependent rule not in force at the replayed version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssumedRule {
+    pub field: String,
+    pub active: bool,
+    pub pr: u32,
+    pub since: String,
+    /// What this version does instead.
+    pub behaviour: String,
+}
+
+impl AssumedRules {
+    pub fn of(rules: &crate::rules::RuleSet, resolved: &crate::rules::version::Resolved) -> AssumedRules {
+        AssumedRules {
+            version: rules.version.to_string(),
+            from: resolved.from.clone(),
+            provider_row: resolved.row.clone(),
+            differs_from_newest: rules
+                .differing()
+                .into_iter()
+                .map(|r| AssumedRule {
+                    field: r.field.into(),
+                    active: rules.has(r.rule),
+                    pr: r.pr,
+                    since: r.since.to_string(),
+                    behaviour: r.before.into(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One setting's value and source.
@@ -41,7 +91,7 @@ pub struct AssumedSetting {
 
 impl Assumed {
     /// From the settings `settings::resolve` recorded in the snapshot.
-    pub fn of(info: &crate::snapshot::SnapshotInfo) -> Assumed {
+    pub fn of(info: &crate::snapshot::SnapshotInfo, resolved: &crate::rules::version::Resolved) -> Assumed {
         let view = |s: &crate::snapshot::Setting| AssumedSetting {
             value: s.value.clone(),
             source: s.source.clone(),
@@ -51,6 +101,7 @@ impl Assumed {
         Assumed {
             karpenter_version: info.settings.get(version).map(view).unwrap_or_default(),
             settings: info.settings.iter().filter(|(k, _)| *k != version).map(|(k, s)| (k.clone(), view(s))).collect(),
+            rules: AssumedRules::of(&info.rules, resolved),
         }
     }
 

@@ -33,6 +33,10 @@ pub struct SnapshotInfo {
     /// Where prices came from (`metrics`, `file`, `snapshot`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_source: Option<String>,
+    /// The rules of the core version the replay follows (`prepare::resolve_settings`; the
+    /// newest known version's until then). Never written: a snapshot records the version.
+    #[serde(skip)]
+    pub rules: crate::rules::RuleSet,
 }
 
 /// One Karpenter setting and where its value came from.

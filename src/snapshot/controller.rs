@@ -1,8 +1,8 @@
 //! Karpenter's settings as its controller Deployment sets them: the container's env and args
 //! (`pkg/operator/options/options.go` in core and the AWS provider: a flag wins over its env
-//! var, which wins over the default), and the version from the chart's
-//! `app.kubernetes.io/version` label or the image tag. Only reading: defaults and their effect
-//! live in `crate::settings`.
+//! var, which wins over the default), and the version from the image tag, else the chart's
+//! `app.kubernetes.io/version` or `helm.sh/chart` label. Only reading: defaults and their effect
+//! live in `crate::settings`, the provider → core mapping in `crate::rules::version`.
 
 use std::collections::BTreeMap;
 
@@ -89,14 +89,18 @@ impl Deployment {
                 out.insert(env.to_owned(), Setting { value, source: format!("{who} env {env}") });
             }
         }
+        // The image tag first (what runs), then the chart's labels: the AWS chart sets
+        // `app.kubernetes.io/version` and `helm.sh/chart: karpenter-<version>`.
         let labels: &StringMap = &self.metadata.labels;
-        if let Some(v) = labels.get("app.kubernetes.io/version") {
+        if let Some((repo, tag)) = image_tag(&controller.image) {
+            out.insert(VERSION.into(), Setting { value: tag.clone(), source: format!("{who} image {repo}:{tag}") });
+        } else if let Some(v) = labels.get("app.kubernetes.io/version") {
             out.insert(
                 VERSION.into(),
                 Setting { value: v.clone(), source: format!("{who} label app.kubernetes.io/version") },
             );
-        } else if let Some(tag) = image_tag(&controller.image) {
-            out.insert(VERSION.into(), Setting { value: tag, source: format!("{who} image tag") });
+        } else if let Some(v) = labels.get("helm.sh/chart").and_then(|c| c.strip_prefix("karpenter-")) {
+            out.insert(VERSION.into(), Setting { value: v.to_owned(), source: format!("{who} label helm.sh/chart") });
         }
         Some(out)
     }
@@ -122,11 +126,12 @@ fn flag_value(args: &[String], flag: &str) -> Option<String> {
     found
 }
 
-/// `public.ecr.aws/karpenter/controller:1.14.0@sha256:…` → `1.14.0`.
-fn image_tag(image: &str) -> Option<String> {
+/// `public.ecr.aws/karpenter/controller:1.14.0@sha256:…` → (`public.ecr.aws/karpenter/controller`,
+/// `1.14.0`); `None` for an image pinned by digest alone or without a tag.
+fn image_tag(image: &str) -> Option<(String, String)> {
     let image = image.split('@').next()?;
-    let (_, tag) = image.rsplit_once(':').filter(|(_, tag)| !tag.contains('/'))?;
-    Some(tag.to_owned())
+    let (repo, tag) = image.rsplit_once(':').filter(|(_, tag)| !tag.contains('/') && !tag.is_empty())?;
+    Some((repo.to_owned(), tag.to_owned()))
 }
 
 #[cfg(test)]
@@ -148,11 +153,42 @@ mod tests {
         assert!(s["RESERVED_ENIS"].source.ends_with("args --reserved-enis"));
         assert_eq!(s["MIN_VALUES_POLICY"].value, "BestEffort");
         assert_eq!(s["IGNORE_DRA_REQUESTS"].value, "true");
-        assert_eq!(s["version"].value, "1.13.2");
+        assert_eq!(s["version"].value, "1.13.2", "the image tag wins over the chart label");
+        assert_eq!(
+            s["version"].source,
+            "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.13.2"
+        );
         assert_eq!(
             flag_value(&["--feature-gates".into(), "A=true".into()], "--feature-gates").as_deref(),
             Some("A=true")
         );
         assert_eq!(image_tag("registry:5000/karpenter"), None);
+        assert_eq!(image_tag("public.ecr.aws/karpenter/controller@sha256:ab"), None);
+        assert_eq!(
+            image_tag("registry:5000/karpenter/controller:1.12.3@sha256:ab"),
+            Some(("registry:5000/karpenter/controller".into(), "1.12.3".into()))
+        );
+    }
+
+    #[test]
+    fn without_a_tag_the_chart_labels_name_the_version() {
+        let with = |labels: serde_json::Value| -> Option<String> {
+            let d: Deployment = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "karpenter", "namespace": "karpenter", "labels": labels},
+                "spec": {"template": {"spec": {"containers": [{
+                    "name": "controller", "image": "public.ecr.aws/karpenter/controller@sha256:ab"}]}}}
+            }))
+            .expect("deployment");
+            d.settings().expect("karpenter").get("version").map(|s| format!("{} ({})", s.value, s.source))
+        };
+        assert_eq!(
+            with(serde_json::json!({"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/version": "1.12.3", "helm.sh/chart": "karpenter-1.12.2"})).as_deref(),
+            Some("1.12.3 (deployment karpenter/karpenter label app.kubernetes.io/version)")
+        );
+        assert_eq!(
+            with(serde_json::json!({"app.kubernetes.io/name": "karpenter", "helm.sh/chart": "karpenter-1.12.2"}))
+                .as_deref(),
+            Some("1.12.2 (deployment karpenter/karpenter label helm.sh/chart)")
+        );
     }
 }

@@ -35,3 +35,4 @@ mod redaction;
 mod savings_guard;
 mod screen;
 mod support;
+mod version_matrix;

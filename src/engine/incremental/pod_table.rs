@@ -55,8 +55,8 @@ impl PodFacts {
 
     /// [`pod::is_evictable`], likewise (the pod is read only for an active do-not-disrupt
     /// annotation).
-    pub(crate) fn is_evictable(self, active: bool, p: &Pod, now: jiff::Timestamp) -> bool {
-        let held = || self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now);
+    pub(crate) fn is_evictable(self, active: bool, p: &Pod, now: jiff::Timestamp, durations: bool) -> bool {
+        let held = || self.do_not_disrupt_annotation && pod::is_do_not_disrupt_active(p, now, durations);
         active && !self.tolerates_disrupted_taint && !self.mirror && !held()
     }
 

@@ -79,6 +79,7 @@ pub(in crate::engine) fn limits(
         Some(t) => Limits::with_table(&snapshot.pdbs, &snapshot.pods, t).with_status(status),
         None => Limits::new(&snapshot.pdbs),
     }
+    .with_rules(&snapshot.info.rules)
 }
 
 #[cfg(test)]

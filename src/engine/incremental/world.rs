@@ -201,7 +201,7 @@ impl<'c, 'a> World<'c, 'a> {
     /// Builds the world, asking for the pods in place once its own nodes are built (so that
     /// they can be indexed elsewhere meanwhile).
     pub fn with_pods_in_place(cluster: &'c Cluster<'a>, pods_in_place: impl FnOnce() -> PodsInPlace<'a>) -> Self {
-        Self::build(cluster, Some(pods_in_place), None, Limits::new(&cluster.snapshot.pdbs))
+        Self::build(cluster, Some(pods_in_place), None, Limits::new(&cluster.snapshot.pdbs).with_rules(cluster.rules()))
     }
 
     /// The same, reusing what `memo` kept of an earlier round's world (and keeping this

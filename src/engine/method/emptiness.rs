@@ -20,7 +20,7 @@ pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
 /// Mirrors [`crate::upstream::EMPTINESS_COMPUTE`].
 pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut candidates: Vec<&Candidate<'_>> = ctx.candidates.iter().filter(|c| should_disrupt(ctx, c)).collect();
-    sort_candidates(&mut candidates);
+    sort_candidates(&mut candidates, ctx.cluster);
     let mut remaining: BTreeMap<String, i64> = BTreeMap::new();
     let mut outcome = Outcome::default();
     let mut taken = Vec::new();

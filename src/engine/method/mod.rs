@@ -29,6 +29,20 @@ impl Method {
     pub const ALL: [Method; 5] =
         [Method::Emptiness, Method::StaticDrift, Method::Drift, Method::MultiNode, Method::SingleNode];
 
+    /// Before v1.5.0 (#2180) `NewMethods` listed Drift first, then Emptiness (StaticDrift, from
+    /// v1.8.0, acts only on pools with `spec.replicas`, which those versions' CRDs cannot hold).
+    pub const DRIFT_FIRST: [Method; 5] =
+        [Method::Drift, Method::Emptiness, Method::StaticDrift, Method::MultiNode, Method::SingleNode];
+
+    /// The order the controller tries the methods in at `rules`' version.
+    pub fn order(rules: &crate::rules::RuleSet) -> [Method; 5] {
+        if rules.has(crate::rules::Rule::EmptinessBeforeDrift) {
+            Method::ALL
+        } else {
+            Method::DRIFT_FIRST
+        }
+    }
+
     /// The disruption reason the method acts for.
     pub const fn reason(self) -> DisruptionReason {
         match self {
@@ -153,7 +167,20 @@ pub(crate) struct Outcome {
     pub skipped: BTreeMap<usize, Vec<Reason>>,
 }
 
-/// Sorts by savings ratio descending (`sortCandidates`), ties by name for determinism.
-pub(crate) fn sort_candidates(candidates: &mut [&Candidate<'_>]) {
-    candidates.sort_by(|a, b| b.savings_ratio().total_cmp(&a.savings_ratio()).then_with(|| a.name.cmp(&b.name)));
+/// Sorts by savings ratio descending (`sortCandidates`), ties by name for determinism; before
+/// v1.14.0 (#2962) by disruption cost ascending ([`super::cost::disruption_cost_before_v1_14`]).
+pub(crate) fn sort_candidates(candidates: &mut [&Candidate<'_>], cluster: &Cluster<'_>) {
+    if cluster.rules().has(crate::rules::Rule::CandidateOrderSavingsRatio) {
+        candidates.sort_by(|a, b| b.savings_ratio().total_cmp(&a.savings_ratio()).then_with(|| a.name.cmp(&b.name)));
+        return;
+    }
+    let cost = |c: &Candidate<'_>| {
+        let node = &cluster.nodes[c.index];
+        super::cost::disruption_cost_before_v1_14(&node.pods, node.claim, cluster.now)
+    };
+    let mut keyed: Vec<(f64, &Candidate<'_>)> = candidates.iter().map(|c| (cost(c), *c)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    for (slot, (_, c)) in candidates.iter_mut().zip(keyed) {
+        *slot = c;
+    }
 }

@@ -23,7 +23,7 @@ pub(crate) const MAX_PARALLEL: usize = 100;
 pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
     let mut candidates = ctx.consolidation_candidates();
-    sort_candidates(&mut candidates);
+    sort_candidates(&mut candidates, ctx.cluster);
     let mut remaining: BTreeMap<String, i64> = BTreeMap::new();
     let mut kept: Vec<&Candidate<'_>> = Vec::new();
     for c in candidates {

@@ -16,8 +16,11 @@ use crate::reason::{Code, Reason};
 use crate::upstream;
 
 /// Sorted by savings ratio, then interleaved round-robin across NodePools.
-pub(crate) fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>) -> Vec<&'c Candidate<'a>> {
-    sort_candidates(&mut candidates);
+pub(crate) fn sort_and_interleave<'c, 'a>(
+    mut candidates: Vec<&'c Candidate<'a>>,
+    cluster: &crate::engine::state::Cluster<'_>,
+) -> Vec<&'c Candidate<'a>> {
+    sort_candidates(&mut candidates, cluster);
     let mut by_pool: BTreeMap<String, Vec<&Candidate<'a>>> = BTreeMap::new();
     for c in candidates {
         by_pool.entry(c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default()).or_default().push(c);
@@ -37,7 +40,7 @@ pub(crate) fn sort_and_interleave<'c, 'a>(mut candidates: Vec<&'c Candidate<'a>>
 /// Mirrors [`crate::upstream::SINGLE_NODE_COMPUTE`].
 pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
-    for c in sort_and_interleave(ctx.consolidation_candidates()) {
+    for c in sort_and_interleave(ctx.consolidation_candidates(), ctx.cluster) {
         if let Some(reason) = evaluate(ctx, c, &mut outcome) {
             outcome.skipped.entry(c.index).or_default().push(reason);
         }

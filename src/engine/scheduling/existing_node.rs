@@ -16,6 +16,7 @@ use crate::engine::labels::{HOSTNAME, NODEPOOL, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::quantity::Quantity;
+use crate::rules::Rule;
 use crate::snapshot::{Pod, Resources, StringMap, Taint};
 
 /// One existing node as a destination, before any simulation.
@@ -74,6 +75,12 @@ impl<'a> BaseNode<'a> {
     }
 }
 
+/// Why a consolidation simulation refuses a node under its pool's `consolidateAfter`; the rule
+/// is version-dependent, so the reason names it (`crate::rules::RULES`, #3006).
+pub(in crate::engine) const UNDER_CONSOLIDATE_AFTER: &str =
+    "node(s) were under consolidateAfter (Karpenter won't move \
+     pods there yet; rule of #3006 (pkg/utils/disruption/disruption.go IsUnderConsolidateAfter), active since v1.14.0)";
+
 /// kube-scheduler's reason for a node whose labels a pod's node affinity or selector refuses.
 pub(in crate::engine) const AFFINITY_MISMATCH: &str = "node(s) didn't match Pod's node affinity/selector";
 
@@ -115,7 +122,7 @@ impl Simulation<'_, '_, '_> {
     ) -> Result<(), Cow<'static, str>> {
         let node = &self.world.nodes[i];
         if self.options.consolidation && node.under_consolidate_after && !pod_from_deleting(pod, self.world.cluster) {
-            return Err("node(s) were under consolidateAfter (Karpenter won't move pods there yet)".into());
+            return Err(UNDER_CONSOLIDATE_AFTER.into());
         }
         if let Some(taint) = taints::untolerated(&pod.spec.tolerations, &node.taints) {
             return Err(taints::message(taint).into());
@@ -224,10 +231,11 @@ pub(in crate::engine) fn assemble<'a>(cluster: &Cluster<'a>, node: &StateNode<'a
         pods: node.pods.iter().copied().filter(|p| cluster.is_active(p)).collect(),
         host_ports,
         initialized,
-        under_consolidate_after: cluster
-            .pool_of(node)
-            .zip(node.claim)
-            .is_some_and(|(p, c)| crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()),
+        // Only from v1.14.0 (#3006): before, any node with room took a moved pod.
+        under_consolidate_after: cluster.rules().has(Rule::DestinationConsolidateAfter)
+            && cluster.pool_of(node).zip(node.claim).is_some_and(|(p, c)| {
+                crate::engine::candidate::is_under_consolidate_after(p, c, cluster.now).is_some()
+            }),
         capacity,
         volume_usage,
         hostname,

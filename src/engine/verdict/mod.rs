@@ -176,7 +176,7 @@ pub(super) fn node_verdict(
         method_findings.extend(extra.iter().filter(|r| !already(r)).cloned());
     }
     if let (None, Some(reason), true) = (acting, lifted.reason, blockers.is_empty()) {
-        method_findings.push(waiting(round_method, reason));
+        method_findings.push(waiting(round_method, reason, cluster.rules()));
     }
     // Only `explain` shows where each pod goes; a whole-cluster replay would hold them all.
     let pods = lifted.results.as_deref().filter(|_| detail).map(pod_views).unwrap_or_default();

@@ -6,6 +6,7 @@ use crate::engine::method::Method;
 use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::{Destination, Results};
 use crate::reason::{Code, Reason};
+use crate::rules::{Rule, RuleSet};
 use crate::upstream;
 
 use super::{PodView, StepKind, Verdict};
@@ -103,12 +104,19 @@ pub(super) fn budget_finding(b: &PoolBudgets, reason: DisruptionReason, acted: b
 }
 
 /// Why a node a reason applies to is not in this round's command.
-pub(super) fn waiting(round_method: Option<Method>, reason: DisruptionReason) -> Reason {
+pub(super) fn waiting(round_method: Option<Method>, reason: DisruptionReason, rules: &RuleSet) -> Reason {
     let reason_name = reason.as_str();
     let text = match round_method {
         Some(m) if m.reason() == reason => {
             format!("{} acts on other node(s) this round; this one is next in line", m.as_str())
         }
+        // Drift before Emptiness is the older order: say which rule put it there.
+        Some(m @ Method::Drift) if reason == DisruptionReason::Empty && !rules.has(Rule::EmptinessBeforeDrift) => format!(
+            "{} acted first this round (the first method with a command ends the round); {reason_name} comes in a later round: \
+             Emptiness runs after Drift, {}",
+            m.as_str(),
+            rules.cite_if_inactive(Rule::EmptinessBeforeDrift).unwrap_or_default()
+        ),
         Some(m) => format!("{} acted first this round (the first method with a command ends the round); {reason_name} comes in a later round", m.as_str()),
         None => format!("{reason_name} would apply, but the method did not choose it this round"),
     };

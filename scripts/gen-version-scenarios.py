@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Writes the version-sensitive scenarios of issue 35: for each rule the replay builds per core
+version (src/rules/mod.rs RULES), one small cluster, replayed under a version on each side of
+the rule's boundary. Each (cluster, version) is a folder tests/scenarios/own-version-<rule>-<v>/
+whose snapshot.yaml is the same for both versions and whose expect.json passes
+`--karpenter-version <v>`; the verdicts come from upstream's code at both tags (docs/VERSION-RULES.md,
+cited in "source"). tests/it/version_matrix.rs replays every cluster under every era and
+compares with tests/version-matrix.tsv.
+
+Usage: scripts/gen-version-scenarios.py   (rewrites the folders; run from the repository root)
+"""
+import json
+import os
+
+import yaml
+
+T0 = "2026-11-29T08:00:00Z"
+NOW = "2026-11-29T10:00:00Z"
+ZONE = "us-east-1a"
+
+# name: (cpu, memory, pods, on-demand price)
+TYPES = {
+    "m5.small": ("1", "2Gi", "110", 0.025),
+    "m5.large": ("2", "8Gi", "110", 0.096),
+    "m5.xlarge": ("4", "16Gi", "110", 0.192),
+    "m5.4xlarge": ("16", "64Gi", "110", 2.00),
+}
+
+
+def instance_types(names):
+    items = []
+    for n in names:
+        cpu, mem, pods, price = TYPES[n]
+        items.append({"name": n, "capacity": {"cpu": cpu, "memory": mem, "pods": pods},
+                      "offerings": [{"zone": ZONE, "capacityType": "on-demand", "price": price}],
+                      "labels": {"karpenter.k8s.aws/instance-family": "m5"}})
+    return {"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes", "items": items}
+
+
+def cond(t, status="True", at=T0):
+    return {"type": t, "status": status, "lastTransitionTime": at, "reason": t, "message": ""}
+
+
+def node_pool(name, consolidate_after="0s", budget="100%"):
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name, "uid": f"uid-np-{name}"},
+            "spec": {"template": {"metadata": {"labels": {}}, "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
+                "expireAfter": "Never"}},
+                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": consolidate_after,
+                               "budgets": [{"nodes": budget}]}},
+            "status": {"conditions": [cond("ValidationSucceeded"), cond("NodeClassReady"),
+                                      cond("NodeRegistrationHealthy"), cond("Ready")]}}
+
+
+def node(name, itype, pool="default", consolidatable=True, drifted=False, last_pod_event=T0):
+    cpu, mem, pods, _ = TYPES[itype]
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+              "node.kubernetes.io/instance-type": itype, "topology.kubernetes.io/zone": ZONE,
+              "topology.kubernetes.io/region": "us-east-1", "karpenter.k8s.aws/instance-family": "m5",
+              "karpenter.sh/nodepool": pool, "karpenter.sh/capacity-type": "on-demand",
+              "karpenter.sh/registered": "true", "karpenter.sh/initialized": "true"}
+    capacity = {"cpu": cpu, "memory": mem, "pods": pods}
+    provider = f"aws:///{ZONE}/i-{name}"
+    conditions = [cond("Launched"), cond("Registered"), cond("Initialized")]
+    if consolidatable:
+        conditions.append(cond("Consolidatable"))
+    if drifted:
+        conditions.append(cond("Drifted"))
+    conditions.append(cond("Ready"))
+    k8s_node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "uid": f"uid-node-{name}", "labels": labels, "creationTimestamp": T0},
+                "spec": {"providerID": provider},
+                "status": {"capacity": capacity, "allocatable": capacity,
+                           "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": T0}]}}
+    claim = {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+             "metadata": {"name": f"{pool}-{name}", "uid": f"uid-nc-{name}", "labels": labels, "creationTimestamp": T0,
+                          "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": pool,
+                                               "uid": f"uid-np-{pool}", "blockOwnerDeletion": True}]},
+             "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                      "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [itype]}],
+                      "expireAfter": "Never"},
+             "status": {"nodeName": name, "providerID": provider, "capacity": capacity, "allocatable": capacity,
+                        "conditions": conditions, "lastPodEventTime": last_pod_event}}
+    return [k8s_node, claim]
+
+
+def pod(name, node_name, cpu="500m", annotations=None, started=T0):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-pod-{name}",
+                         "annotations": annotations or {}, "creationTimestamp": started},
+            "spec": {"nodeName": node_name,
+                     "containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]},
+            "status": {"phase": "Running", "startTime": started,
+                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": started}]}}
+
+
+def write(name, header, objects, types, expectations):
+    """`expectations`: version -> (source, expect)."""
+    docs = [{"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": NOW},
+            instance_types(types), {"apiVersion": "v1", "kind": "List", "items": objects}]
+    text = "".join(f"# {line}\n" for line in header) + "".join(
+        "---\n" + yaml.safe_dump(d, sort_keys=False, default_flow_style=False) for d in docs)
+    for version, (source, expect) in expectations.items():
+        folder = f"tests/scenarios/own-version-{name}-v{version}"
+        os.makedirs(folder, exist_ok=True)
+        with open(f"{folder}/snapshot.yaml", "w") as f:
+            f.write(text)
+        spec = {"source": source, "args": ["--karpenter-version", version, "plan"], "expect": expect}
+        with open(f"{folder}/expect.json", "w") as f:
+            f.write(json.dumps(spec, indent=1) + "\n")
+
+
+K = "kubernetes-sigs/karpenter"
+
+# #2180: one pool, budget 1 node per reason; node-d drifted with a pod, node-e empty.
+write("method-order", ["own-version-method-order: #2180 Emptiness before Drift (v1.5.0)",
+                       "node-d is drifted and holds a pod; node-e is empty; the budget allows 1 node"],
+      [node_pool("default", budget="1")] + node("node-d", "m5.xlarge", drifted=True) + node("node-e", "m5.xlarge")
+      + [pod("web-1", "node-d")],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.4.2": (f"{K}@v1.4.2 pkg/controllers/disruption/controller.go:84 NewController (its methods list; NewMethods from v1.7) lists Drift before Emptiness; "
+                 "drift.go ComputeCommand simulates the first non-empty drifted candidate: its pod fits on node-e, so Drift deletes node-d "
+                 "and the round stops at the first method with a command",
+                 {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-d"]}]}),
+       "1.5.0": (f"{K}@v1.5.0 pkg/controllers/disruption/controller.go:85 NewController lists Emptiness first (#2180); "
+                 "emptiness.go ComputeCommand deletes the empty consolidatable node-e and the round stops there",
+                 {"method": "Emptiness", "commands": [{"method": "Emptiness", "decision": "delete", "candidates": ["node-e"]}]})})
+
+# #2874: node-a's only pod has do-not-disrupt "2h" and started 30 min ago; node-b is held by "true".
+STARTED = "2026-11-29T09:30:00Z"
+write("do-not-disrupt-duration", ["own-version-do-not-disrupt-duration: #2874 duration-valued do-not-disrupt (v1.12.0)",
+                                  "node-a's pod has karpenter.sh/do-not-disrupt: 2h, started 30 min ago; node-b is held by \"true\""],
+      [node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("web-a", "node-a", annotations={"karpenter.sh/do-not-disrupt": "2h"}, started=STARTED),
+         pod("web-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.11.2": (f"{K}@v1.11.2 pkg/utils/pod/scheduling.go:185 HasDoNotDisrupt counts only \"true\", so "
+                  "pkg/controllers/state/statenode.go ValidatePodsDisruptable lets node-a through; its pod fits on node-b and "
+                  "singlenodeconsolidation.go ComputeCommands deletes node-a (node-b is held by its \"true\" pod)",
+                  {"commands": [{"decision": "delete", "candidates": ["node-a"]}],
+                   "nodes": {"node-a": {"action": "delete"}, "node-b": {"verdict": "Blocked", "blockersInclude": ["DoNotDisruptPod"]}}}),
+       "1.12.0": (f"{K}@v1.12.0 pkg/utils/pod/scheduling.go:206 IsDoNotDisruptActive: \"2h\" from startTime 09:30 holds until 11:30 (#2874); "
+                  "statenode.go ValidatePodsDisruptable blocks node-a, node-b is held by \"true\": no command",
+                  {"commands": [],
+                   "nodes": {"node-a": {"verdict": "Blocked", "blockersInclude": ["DoNotDisruptPod"]},
+                             "node-b": {"verdict": "Blocked", "blockersInclude": ["DoNotDisruptPod"]}}})})
+
+# #3006: node-a (the cheapest type, one pod) could move to node-b, whose last pod event was 2 min ago.
+write("destination-consolidate-after", ["own-version-destination-consolidate-after: #3006 consolidateAfter blocks destinations (v1.14.0)",
+                                        "pool consolidateAfter 10m; node-a (m5.small) quiet for 2h; node-b had a pod event 2 min ago and has room"],
+      [node_pool("default", consolidate_after="10m")]
+      + node("node-a", "m5.small")
+      + node("node-b", "m5.xlarge", consolidatable=False, last_pod_event="2026-11-29T09:58:00Z")
+      + [pod("web-a", "node-a", cpu="600m"), pod("web-b", "node-b")],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/helpers.go SimulateScheduling: no consolidateAfter filter on destinations, "
+                  "so node-a's pod fits on node-b and singlenodeconsolidation.go ComputeCommands deletes node-a; node-b is not Consolidatable yet",
+                  {"commands": [{"decision": "delete", "candidates": ["node-a"]}],
+                   "nodes": {"node-a": {"action": "delete"}, "node-b": {"blockersInclude": ["NotConsolidatableYet"]}}}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/utils/disruption/disruption.go:79 IsUnderConsolidateAfter and "
+                  "pkg/controllers/provisioning/scheduling/scheduler.go addToExistingNode (#3006): node-b takes no moved pod; "
+                  "node-a is already the cheapest type, so consolidation.go computeConsolidation finds nothing cheaper",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": ["NotCheaper"]},
+                             "node-b": {"blockersInclude": ["NotConsolidatableYet"]}}})})
+
+# #2962: node-a $2.00/h with 10 pods, node-b $0.20/h-class with 1 pod, node-c holds room; 1 node per round.
+write("candidate-order", ["own-version-candidate-order: #2962 candidates by savings ratio (v1.14.0)",
+                          "node-a m5.4xlarge ($2.00/h) with 10 pods, node-b m5.large ($0.096/h) with 1 pod, node-c held by do-not-disrupt with room; budget 1"],
+      [node_pool("default", budget="1")]
+      + node("node-a", "m5.4xlarge") + node("node-b", "m5.large") + node("node-c", "m5.4xlarge")
+      + [pod(f"a-{i}", "node-a", cpu="100m") for i in range(10)]
+      + [pod("b-0", "node-b", cpu="100m"), pod("c-0", "node-c", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge", "m5.4xlarge"],
+      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/consolidation.go:126 sortCandidates: DisruptionCost ascending "
+                  "(types.go NewCandidate: ReschedulingCost × LifetimeRemaining = 10 for node-a, 1 for node-b); the budget of 1 leaves "
+                  "multinodeconsolidation.go one candidate (< 2: nothing), and singlenodeconsolidation.go deletes the first that works: node-b",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-b"]}]}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/disruption/consolidation.go:149 sortCandidates by SavingsRatio descending (#2962; "
+                  "types.go SavingsRatio = price / (1 + Σ eviction cost): node-a 2.00/11 = 0.18, node-b 0.096/2 = 0.048): "
+                  "singlenodeconsolidation.go deletes node-a first, its pods fit on node-c",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]})})

@@ -1,0 +1,227 @@
+//! The rules of one Karpenter core version: which of the behaviour changes between v1.0.0 and
+//! v1.14.1 that this replay builds are in force.
+//!
+//! [`RULES`] is the one table: each row names the field, the upstream PR, the upstream function
+//! it changed, the first minor release that has it and the patch releases it was backported to
+//! (docs/VERSION-RULES.md, read at the tags on both sides). A [`RuleSet`] is derived from it once
+//! per run, in the input pipeline (`prepare::resolve_settings`), stored in
+//! `SnapshotInfo::rules`, and read by the engine where a rule differs: one engine, a branch per
+//! rule. Pure.
+
+pub(crate) mod select;
+pub mod version;
+
+use serde::Serialize;
+
+pub use version::CoreVersion;
+
+use crate::upstream::{self, Upstream};
+
+/// A behaviour that changed between core versions (one per [`RULES`] row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Rule {
+    /// Emptiness runs before Drift (`NewMethods`); before, Drift ran first.
+    EmptinessBeforeDrift,
+    /// `karpenter.sh/do-not-disrupt` on a pod may be a duration; before, only `"true"` counted.
+    DoNotDisruptDuration,
+    /// A consolidation simulation puts no moved pod on a node still under its pool's
+    /// `consolidateAfter`.
+    DestinationConsolidateAfter,
+    /// Candidates are tried by savings ratio, highest first; before, by disruption cost,
+    /// lowest first.
+    CandidateOrderSavingsRatio,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleRow {
+    pub rule: Rule,
+    /// The field name, as `RuleSet` JSON and docs/VERSION-RULES.md name it.
+    pub field: &'static str,
+    pub pr: u32,
+    pub upstream: Upstream,
+    /// The first minor release that has it (every later minor has it too).
+    pub since: CoreVersion,
+    /// Earlier patch releases that got it as a backport: that patch and later ones of its line.
+    pub backported_to: &'static [CoreVersion],
+    /// What the version before it does, in a few words (for explain and docs).
+    pub before: &'static str,
+}
+
+impl RuleRow {
+    /// Whether `v` has it.
+    pub fn active_at(&self, v: CoreVersion) -> bool {
+        v >= self.since
+            || self.backported_to.iter().any(|b| b.major == v.major && b.minor == v.minor && v.patch >= b.patch)
+    }
+
+    /// `rule of #3006 (pkg/…/disruption.go IsUnderConsolidateAfter), active since v1.14.0`.
+    pub fn cite(&self) -> String {
+        let backports = if self.backported_to.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = self.backported_to.iter().map(ToString::to_string).collect();
+            format!(" (backported to {})", list.join(", "))
+        };
+        format!(
+            "rule of #{} ({} {}), active since {}{backports}",
+            self.pr, self.upstream.path, self.upstream.function, self.since
+        )
+    }
+}
+
+const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
+    CoreVersion::new(major, minor, patch)
+}
+
+/// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
+pub const RULES: [RuleRow; 4] = [
+    RuleRow {
+        rule: Rule::EmptinessBeforeDrift,
+        field: "methodOrder",
+        pr: 2180,
+        upstream: upstream::NEW_METHODS,
+        since: v(1, 5, 0),
+        backported_to: &[],
+        before: "Drift ran before Emptiness",
+    },
+    RuleRow {
+        rule: Rule::DoNotDisruptDuration,
+        field: "doNotDisruptDuration",
+        pr: 2874,
+        upstream: upstream::IS_DO_NOT_DISRUPT_ACTIVE,
+        since: v(1, 12, 0),
+        backported_to: &[],
+        before: "only karpenter.sh/do-not-disrupt: \"true\" protected a pod",
+    },
+    RuleRow {
+        rule: Rule::DestinationConsolidateAfter,
+        field: "destinationConsolidateAfter",
+        pr: 3006,
+        upstream: upstream::IS_UNDER_CONSOLIDATE_AFTER,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "any node with room could take a moved pod",
+    },
+    RuleRow {
+        rule: Rule::CandidateOrderSavingsRatio,
+        field: "candidateOrder",
+        pr: 2962,
+        upstream: upstream::SORT_CANDIDATES,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "candidates were tried by disruption cost, lowest first",
+    },
+];
+
+/// The row of `rule`.
+pub fn row(rule: Rule) -> &'static RuleRow {
+    RULES.iter().find(|r| r.rule == rule).expect("every Rule has a row")
+}
+
+/// The rules of one core version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleSet {
+    pub version: CoreVersion,
+    active: [bool; RULES.len()],
+}
+
+impl Default for RuleSet {
+    /// The newest known version's: what a replay that never resolved a version follows.
+    fn default() -> Self {
+        RuleSet::at(version::NEWEST)
+    }
+}
+
+impl RuleSet {
+    pub fn at(version: CoreVersion) -> RuleSet {
+        let mut active = [false; RULES.len()];
+        for (slot, row) in active.iter_mut().zip(RULES.iter()) {
+            *slot = row.active_at(version);
+        }
+        RuleSet { version, active }
+    }
+
+    /// Whether `rule` is in force.
+    pub fn has(&self, rule: Rule) -> bool {
+        RULES.iter().zip(self.active).any(|(r, on)| r.rule == rule && on)
+    }
+
+    /// The rows whose value differs from the newest version's: what JSON lists and what an
+    /// explanation cites.
+    pub fn differing(&self) -> Vec<&'static RuleRow> {
+        let newest = RuleSet::default();
+        RULES
+            .iter()
+            .zip(self.active.iter().zip(newest.active))
+            .filter(|(_, (a, b))| **a != *b)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    /// `rule`'s citation when the rule is in force at this version but not at every supported
+    /// one (so the verdict it decided is version-dependent).
+    pub fn cite_if_active(&self, rule: Rule) -> Option<String> {
+        self.has(rule).then(|| row(rule).cite())
+    }
+
+    /// `… not in force at v1.13.2 (rule of #3006 …)`: why a newer rule did not decide.
+    pub fn cite_if_inactive(&self, rule: Rule) -> Option<String> {
+        (!self.has(rule)).then(|| {
+            let r = row(rule);
+            format!("{} at {} ({}); {}", "not in force", self.version, r.cite(), r.before)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_has_one_row_and_the_newest_has_them_all() {
+        let mut seen: Vec<Rule> = RULES.iter().map(|r| r.rule).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), RULES.len());
+        let newest = RuleSet::default();
+        assert!(RULES.iter().all(|r| newest.has(r.rule)));
+        assert!(newest.differing().is_empty());
+    }
+
+    #[test]
+    fn boundaries_fall_where_the_table_says() {
+        assert!(!RuleSet::at(v(1, 4, 2)).has(Rule::EmptinessBeforeDrift));
+        assert!(RuleSet::at(v(1, 5, 0)).has(Rule::EmptinessBeforeDrift));
+        assert!(!RuleSet::at(v(1, 11, 2)).has(Rule::DoNotDisruptDuration));
+        assert!(RuleSet::at(v(1, 12, 0)).has(Rule::DoNotDisruptDuration));
+        let v113 = RuleSet::at(v(1, 13, 2));
+        assert!(!v113.has(Rule::DestinationConsolidateAfter) && !v113.has(Rule::CandidateOrderSavingsRatio));
+        let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
+        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder"]);
+        assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
+    }
+
+    #[test]
+    fn a_backport_counts_from_its_patch_on_its_line_only() {
+        const BACKPORTS: [CoreVersion; 2] = [v(1, 0, 7), v(1, 3, 3)];
+        let row = RuleRow { backported_to: &BACKPORTS, since: v(1, 4, 0), ..RULES[0] };
+        assert!(!row.active_at(v(1, 0, 6)));
+        assert!(row.active_at(v(1, 0, 7)));
+        assert!(!row.active_at(v(1, 1, 9)), "the 1.1 line has no backport");
+        assert!(!row.active_at(v(1, 3, 2)));
+        assert!(row.active_at(v(1, 3, 3)));
+        assert!(row.active_at(v(1, 4, 0)));
+        assert!(row.cite().contains("backported to v1.0.7, v1.3.3"), "{}", row.cite());
+    }
+
+    #[test]
+    fn a_citation_names_the_pr_function_and_version() {
+        let text = row(Rule::DestinationConsolidateAfter).cite();
+        assert_eq!(
+            text,
+            "rule of #3006 (pkg/utils/disruption/disruption.go IsUnderConsolidateAfter), active since v1.14.0"
+        );
+    }
+}
