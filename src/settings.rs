@@ -70,7 +70,8 @@ pub(crate) fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<S
     if !(bare == "1.14" || bare.starts_with("1.14.")) {
         warnings.push(format!(
             "the cluster runs Karpenter {} ({}); this replay follows {PINNED_VERSION}, so rules that changed since may differ",
-            version.value, version.source
+            crate::echo::capped(&version.value),
+            version.source
         ));
     }
     for (name, s) in info.settings.iter().filter(|(k, _)| *k != VERSION) {
@@ -111,7 +112,7 @@ fn validate(name: &str, value: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{name}={value} is not a value Karpenter accepts"))
+        Err(format!("{name}={} is not a value Karpenter accepts", crate::echo::capped(value)))
     }
 }
 

@@ -87,9 +87,11 @@ pub(crate) fn render(
 /// with their source).
 fn header(assumed: &Assumed, markdown: bool) -> String {
     let v = &assumed.karpenter_version;
-    let changed: Vec<String> = assumed.changed().map(|(k, s)| format!("{k}={} ({})", s.value, s.source)).collect();
+    let capped = crate::echo::capped;
+    let changed: Vec<String> =
+        assumed.changed().map(|(k, s)| format!("{k}={} ({})", capped(&s.value), s.source)).collect();
     let settings = if changed.is_empty() { "v1.14 defaults".to_owned() } else { changed.join(", ") };
-    let line = format!("Assuming Karpenter {} ({}); settings: {settings}", v.value, v.source);
+    let line = format!("Assuming Karpenter {} ({}); settings: {settings}", capped(&v.value), v.source);
     if markdown {
         format!("_{line}_\n\n")
     } else {

@@ -13,6 +13,7 @@
 //! A kind the API server forbids (403) or does not serve (404) is a warning and an entry in
 //! `info.unread`, and the rest still runs; Karpenter's CRDs missing is [`Error::NoKarpenter`].
 
+mod exec_error;
 mod http;
 mod metrics;
 pub mod names;
