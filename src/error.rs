@@ -71,6 +71,13 @@ pub enum Error {
     )]
     TooLarge { path: String, limit: u64, suggested: String },
 
+    #[error("`{path}` needs {bytes} bytes of memory to read, and the system refused them")]
+    #[diagnostic(
+        code(input::memory),
+        help("free memory or raise the process's limit (`ulimit -v`), or pass a smaller snapshot (a `--max-input-size` below the file's size refuses it at once)")
+    )]
+    OutOfMemory { path: String, bytes: u64 },
+
     #[error("{path}:{line}:{column}: {message}")]
     #[diagnostic(code(input::encoding), help("{help}"))]
     Encoding {

@@ -101,7 +101,7 @@ fn validate(name: &str, value: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{name}={value} is not a value Karpenter accepts"))
+        Err(format!("{name}={} is not a value Karpenter accepts", crate::echo::capped(value)))
     }
 }
 

@@ -13,7 +13,7 @@ use super::meta::StringMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SnapshotInfo {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub captured_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub karpenter_version: Option<String>,

@@ -214,7 +214,7 @@ pub struct PodStatus {
     pub phase: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub conditions: Vec<Condition>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub start_time: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
@@ -261,11 +261,11 @@ pub struct Event {
     pub message: String,
     #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub last_timestamp: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub first_timestamp: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub event_time: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,

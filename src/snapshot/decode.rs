@@ -73,6 +73,9 @@ pub(super) struct Builder {
 
 impl Builder {
     fn add(&mut self, object: Object<'_>, at: &Document) -> Result<(), DecodeError> {
+        if let Some(e) = wrong_head_type(&object, at) {
+            return Err(e);
+        }
         let head = object.head().map_err(|message| bad_head(&object, at, message))?;
         self.add_headed(object, &head, at)
     }
@@ -465,9 +468,63 @@ fn raw_error(text: &str, value: &RawValue, at: &Document, message: &str, detail:
     }
 }
 
+/// `apiVersion`, `kind`, `metadata.name` or `metadata.namespace` given as something other
+/// than a string (`name: 12345`): the field, its type and the object, not "has no name".
+fn wrong_head_type(object: &Object<'_>, at: &Document) -> Option<DecodeError> {
+    let parsed;
+    let value = match object {
+        Object::Value(v) => v,
+        Object::Raw { raw, .. } => {
+            parsed = serde_json::from_str::<Value>(raw.get()).ok()?;
+            &parsed
+        }
+    };
+    let (field, wrong) =
+        ["/apiVersion", "/kind", "/metadata/name", "/metadata/namespace"].into_iter().find_map(|p| {
+            let v = value.pointer(p)?;
+            (!v.is_string() && !v.is_null()).then(|| (p[1..].replace('/', "."), v))
+        })?;
+    let what = match wrong {
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+        Value::Null | Value::String(_) => "a string",
+    };
+    let shown = crate::echo::capped(&wrong.to_string());
+    let text = |p: &str| value.pointer(p).and_then(Value::as_str);
+    // Named by the wrong value, so that the diagnostic finds `name: 12345` in the text.
+    let name = match (field.as_str(), text("/metadata/namespace")) {
+        ("metadata.name", Some(ns)) => format!("{ns}/{shown}"),
+        ("metadata.name", None) => shown.clone(),
+        _ => text("/metadata/name").unwrap_or("<unnamed>").to_owned(),
+    };
+    let offset = match object {
+        Object::Value(_) => None,
+        Object::Raw { text: whole, raw } => {
+            let json = raw.get();
+            let key = field.rsplit('.').next().unwrap_or_default();
+            let from = if field.starts_with("metadata") { json.find("\"metadata\"").unwrap_or(0) } else { 0 };
+            let at = json[from..].find(&format!("\"{key}\"")).map_or(0, |p| from + p);
+            Some(raw.get().as_ptr() as usize - whole.as_ptr() as usize + at)
+        }
+    };
+    Some(DecodeError {
+        document: at.clone(),
+        kind: text("/kind").unwrap_or("object").to_owned(),
+        name,
+        field: field.clone(),
+        message: format!("is {what} (`{shown}`), not a string"),
+        help: format!("Kubernetes requires `{field}` to be a string; quote it, e.g. `'{shown}'`"),
+        offset,
+    })
+}
+
 /// [`bad_head`] for JSON, pointing at the byte where serde_json stopped (the second key).
 fn bad_json_head(object: &Object<'_>, at: &Document, e: &serde_json::Error) -> DecodeError {
-    let mut error = bad_head(object, at, without_position(&e.to_string()));
+    let mut error =
+        wrong_head_type(object, at).unwrap_or_else(|| bad_head(object, at, without_position(&e.to_string())));
+    error.offset = object.offset();
     if let (Object::Raw { text, raw }, Some(start)) = (object, error.offset) {
         let local = offset_in(raw.get(), e.line(), e.column());
         // serde_json stops after the key: step back to its opening quote.

@@ -151,6 +151,6 @@ pub struct NodeClaimStatus {
     pub allocatable: Resources,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub last_pod_event_time: Option<Timestamp>,
 }

@@ -22,9 +22,9 @@ pub struct ObjectMeta {
     pub labels: StringMap,
     #[serde(skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "lenient_map")]
     pub annotations: StringMap,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub creation_timestamp: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub owner_references: Vec<OwnerReference>,
@@ -74,7 +74,7 @@ pub struct Condition {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::time::k8s_time")]
     pub last_transition_time: Option<Timestamp>,
 }
 

@@ -17,6 +17,7 @@ mod nodeclass;
 pub mod redact;
 mod storage;
 mod stream;
+mod time;
 mod validate;
 mod workloads;
 

@@ -14,6 +14,7 @@
 //! `info.unread`, and the rest still runs; Karpenter's CRDs missing is [`Error::NoKarpenter`].
 
 mod exec_credential;
+mod exec_error;
 mod http;
 mod metrics;
 pub mod names;

@@ -50,27 +50,58 @@ pub fn read_path_limited(path: &Path, max_bytes: u64) -> Result<Snapshot, Error>
     // YAML, or JSON that did not decode: read the text, which diagnostics point into. The
     // clone shares the file offset, so rewind the handle that was opened, not the path.
     file.rewind().map_err(io)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(&name, limit));
+    match read_all(file, &name, limit, metadata.len()) {
+        Ok(result) => result,
+        Err(e) => Err(io(e)),
     }
-    read_bytes(bytes, &name)
 }
 
 /// Reads a stream that cannot be rewound, once and whole, up to `limit` bytes.
-fn read_stream(mut reader: impl Read, name: &str, limit: u64) -> std::io::Result<Result<Snapshot, Error>> {
+fn read_stream(reader: impl Read, name: &str, limit: u64) -> std::io::Result<Result<Snapshot, Error>> {
+    read_all(reader, name, limit, 0)
+}
+
+/// Reads `reader` whole, up to `limit` bytes, and decodes it. `size` is what the file says it
+/// holds (0 for a stream): memory for it is reserved at once, fallibly, so a file the system
+/// cannot hold is an [`Error::OutOfMemory`], not an abort.
+fn read_all(mut reader: impl Read, name: &str, limit: u64, size: u64) -> std::io::Result<Result<Snapshot, Error>> {
     // A first look, so that `/dev/zero` or a binary is refused before the limit is read.
     let mut bytes = Vec::new();
+    if let Err(error) = reserve(&mut bytes, limit.min(1 << 16), name) {
+        return Ok(Err(error));
+    }
     (&mut reader).take(limit.min(1 << 16)).read_to_end(&mut bytes)?;
     if let Some(error) = binary(&bytes, name) {
         return Ok(Err(error));
     }
-    reader.take(limit.saturating_add(1) - bytes.len() as u64).read_to_end(&mut bytes)?;
+    let rest = size.min(limit).saturating_sub(bytes.len() as u64);
+    if let Err(error) = reserve(&mut bytes, rest, name) {
+        return Ok(Err(error));
+    }
+    // `read_to_end` grows the buffer fallibly too: it says `OutOfMemory` when it cannot.
+    match reader.take(limit.saturating_add(1) - bytes.len() as u64).read_to_end(&mut bytes) {
+        Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => {
+            return Ok(Err(out_of_memory(name, (bytes.len() as u64).saturating_mul(2))));
+        }
+        read => read?,
+    };
     if bytes.len() as u64 > limit {
         return Ok(Err(too_large(name, limit)));
     }
     Ok(read_bytes(bytes, name))
+}
+
+/// Reserves room for `more` bytes, or says the system has not that much memory to give.
+fn reserve(bytes: &mut Vec<u8>, more: u64, name: &str) -> Result<(), Error> {
+    let wanted = bytes.len() as u64 + more;
+    match usize::try_from(more) {
+        Ok(more) if bytes.try_reserve_exact(more).is_ok() => Ok(()),
+        _ => Err(out_of_memory(name, wanted)),
+    }
+}
+
+fn out_of_memory(name: &str, bytes: u64) -> Error {
+    Error::OutOfMemory { path: name.to_owned(), bytes }
 }
 
 /// Two NUL bytes in a row: no YAML, JSON or UTF-16 text has them.
@@ -148,7 +179,14 @@ fn utf16(bytes: &[u8]) -> Option<&'static str> {
 /// Parses snapshot text; `name` is used in diagnostics.
 pub fn read_text(text: &str, name: &str) -> Result<Snapshot, Error> {
     let snapshot = if is_json(text) {
-        Snapshot::from_json(text).map_err(|e| locate(&e, text, name))?
+        match Snapshot::from_json(text) {
+            Ok(snapshot) => snapshot,
+            Err(_) if json_then_yaml(text) => {
+                let documents = parse_documents(text, name)?;
+                Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?
+            }
+            Err(e) => return Err(locate(&e, text, name)),
+        }
     } else {
         let documents = parse_documents(text, name)?;
         Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?
@@ -190,18 +228,51 @@ fn is_json(text: &str) -> bool {
 pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
     if is_json(text) {
         let mut documents = Vec::new();
-        for value in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
-            match value {
-                Ok(Value::Array(items)) => documents.extend(items),
-                Ok(value) => documents.push(value),
-                Err(e) => {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        loop {
+            let parsed_to = stream.byte_offset();
+            match stream.next() {
+                None => return Ok(documents),
+                Some(Ok(Value::Array(items))) => documents.extend(items),
+                Some(Ok(value)) => documents.push(value),
+                // JSON documents, then YAML ones (`---`): the rest is read as YAML, as
+                // Kubernetes' YAML-or-JSON decoder does.
+                Some(Err(_)) if yaml_follows(&text[parsed_to..]) => {
+                    documents.extend(parse_yaml(text, parsed_to, name)?);
+                    return Ok(documents);
+                }
+                Some(Err(e)) => {
                     let offset = offset_of(text, e.line(), e.column());
                     return Err(syntax(text, name, e.to_string(), Some(offset)));
                 }
             }
         }
-        return Ok(documents);
     }
+    parse_yaml(text, 0, name)
+}
+
+/// Whether the text is JSON documents followed by YAML ones: the JSON stream stops at `---`.
+fn json_then_yaml(text: &str) -> bool {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    loop {
+        let parsed_to = stream.byte_offset();
+        match stream.next() {
+            None => return false,
+            Some(Ok(_)) => {}
+            Some(Err(_)) => return parsed_to > 0 && yaml_follows(&text[parsed_to..]),
+        }
+    }
+}
+
+/// Whether `rest`, what follows a complete JSON document, starts a YAML document (`---`).
+fn yaml_follows(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    rest.starts_with("---") || rest.starts_with("%YAML")
+}
+
+/// Parses `full[from..]` as a YAML stream; errors point into `full`.
+fn parse_yaml(full: &str, from: usize, name: &str) -> Result<Vec<Value>, Error> {
+    let text = &full[from..];
     let mut budget = serde_saphyr::Budget::default();
     budget.max_events = usize::MAX;
     budget.max_nodes = usize::MAX;
@@ -221,10 +292,10 @@ pub fn parse_documents(text: &str, name: &str) -> Result<Vec<Value>, Error> {
     options.strict_booleans = true;
     options.leading_zero_numbers_as_strings = true;
     serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
-        let offset = e.location().map(|l| offset_of_char(text, l.line() as usize, l.column() as usize));
-        let full = e.to_string();
-        let (message, help) = yaml_message(&full);
-        let mut error = syntax(text, name, message, offset);
+        let offset = e.location().map(|l| from + offset_of_char(text, l.line() as usize, l.column() as usize));
+        let message = e.to_string();
+        let (message, help) = yaml_message(&message);
+        let mut error = syntax(full, name, message, offset);
         if let (Some(help), Error::Syntax { help: h, .. }) = (help, &mut error) {
             help.clone_into(h);
         }
@@ -257,6 +328,12 @@ pub const MAX_DEPTH: usize = 128;
 fn yaml_message(full: &str) -> (String, Option<&'static str>) {
     let first = full.lines().next().unwrap_or_default().trim();
     let lower = first.to_ascii_lowercase();
+    if lower.contains("unknown anchor") {
+        return (
+            "an alias (`*name`) refers to an anchor (`&name`) this document does not define".to_owned(),
+            Some("anchors hold within one document, not across `---` (kubectl refuses it too); define the anchor in the same document, or expand it: `yq 'explode(.)' file.yaml`"),
+        );
+    }
     if lower.contains("alias") || lower.contains("replay") {
         return (
             format!("YAML aliases (`*name`) expand to more than {REPLAY_FACTOR} times the input"),
@@ -518,6 +595,49 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert_eq!(super::line_column("aé", 2), (1, 2), "inside `é`: floored to its start");
+    }
+
+    #[test]
+    fn memory_the_system_refuses_is_a_diagnostic_not_an_abort() {
+        // More than any allocator gives: `try_reserve` fails at once, nothing is allocated.
+        let mut bytes = Vec::new();
+        match super::reserve(&mut bytes, u64::MAX / 2, "big.yaml") {
+            Err(Error::OutOfMemory { path, bytes }) => assert_eq!((path.as_str(), bytes), ("big.yaml", u64::MAX / 2)),
+            other => panic!("unexpected {other:?}"),
+        }
+        // A file that says it is that large, read through the same path.
+        match super::read_all(NODE.as_bytes(), "big.yaml", u64::MAX, u64::MAX / 2) {
+            Ok(Err(Error::OutOfMemory { .. })) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(super::reserve(&mut bytes, 16, "small.yaml").is_ok());
+    }
+
+    #[test]
+    fn a_json_document_then_yaml_documents_is_one_stream() {
+        let text = format!("{{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{{\"name\":\"j\"}}}}\n---\n{NODE}");
+        let names: Vec<_> = read_text(&text, "t.yaml").unwrap().nodes.into_iter().map(|n| n.metadata.name).collect();
+        assert_eq!(names, ["a", "j"]);
+        // A YAML error after the JSON still points into the whole text.
+        let bad = format!("{{\"kind\":\"Node\"}}\n---\na: [b\n");
+        match read_text(&bad, "t.yaml") {
+            Err(Error::Syntax { span: Some(span), .. }) => assert!(span.offset() > 20, "{span:?}"),
+            other => panic!("unexpected {other:?}"),
+        }
+        // Broken JSON is still a JSON error.
+        assert!(matches!(read_text("{\"kind\": }\n", "t.json"), Err(Error::Syntax { .. })));
+    }
+
+    #[test]
+    fn an_integer_name_is_a_wrong_type_not_a_missing_name() {
+        let text = format!("{NODE}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: 12345\n  namespace: ns\n");
+        match read_text(&text, "t.yaml").unwrap_err() {
+            Error::Object { line, field, message, .. } => {
+                assert_eq!((line, field.as_str()), (9, "metadata.name"));
+                assert!(message.contains("is a number"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     #[test]

@@ -286,6 +286,9 @@ fn status_failure(code: u16, canonical: &str, body: &[u8], retry_after: Option<D
 /// An error with its whole `source()` chain, `outer: inner: innermost`, skipping repeats, so
 /// TLS causes are not lost behind kube's `ServiceError: client error (Connect)`.
 pub(super) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    if let Some(exec) = super::exec_error::describe(error) {
+        return exec;
+    }
     let mut parts: Vec<String> = vec![error.to_string()];
     let mut source = error.source();
     while let Some(e) = source {
