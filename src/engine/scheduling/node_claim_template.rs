@@ -166,10 +166,10 @@ pub(crate) fn pool_instance_types<'a>(cluster: &Cluster<'a>, pool_name: &str) ->
     Some(types)
 }
 
-fn pool_ready(pool: &NodePool) -> bool {
-    let conditions = &pool.status.conditions;
-    let known = |t: &str| crate::snapshot::condition(conditions, t).is_none() || is_true(conditions, t);
-    known("ValidationSucceeded") && known("NodeClassReady")
+/// Whether the scheduler uses the pool: only its `Ready` condition counts, and a pool without
+/// one is not ready (`NewScheduler` asks `StatusConditions().IsTrue(Ready)`).
+pub(in crate::engine) fn pool_ready(pool: &NodePool) -> bool {
+    is_true(&pool.status.conditions, "Ready")
 }
 
 /// The pods the DaemonSets would run (their templates), less those asking for DRA devices
