@@ -35,7 +35,7 @@ pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, String
 pub use nodeclass::NodeClass;
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
-    PvcSpec, StorageClass,
+    PvcSpec, PvcStatus, StorageClass,
 };
 pub use workloads::{HorizontalPodAutoscaler, HpaSpec, PodTemplate, ScaleTargetRef, Workload, WorkloadSpec};
 

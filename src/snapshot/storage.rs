@@ -12,6 +12,22 @@ use super::meta::ObjectMeta;
 pub struct PersistentVolumeClaim {
     pub metadata: ObjectMeta,
     pub spec: PvcSpec,
+    #[serde(skip_serializing_if = "PvcStatus::is_empty")]
+    pub status: PvcStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PvcStatus {
+    /// `Pending`, `Bound` or `Lost` (bound to a PersistentVolume that no longer exists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+impl PvcStatus {
+    fn is_empty(&self) -> bool {
+        self.phase.is_none()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

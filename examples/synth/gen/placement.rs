@@ -211,6 +211,7 @@ pub(super) fn materialise(
                     ..ObjectMeta::default()
                 },
                 spec: PvcSpec { volume_name: Some(pv_name.clone()), storage_class_name: Some("gp3".into()) },
+                ..PersistentVolumeClaim::default()
             });
             out.pvs.push(PersistentVolume {
                 metadata: ObjectMeta {

@@ -63,6 +63,7 @@ pub(in crate::engine) mod host_port_usage;
 pub(in crate::engine) mod instance_types;
 pub(in crate::engine) mod node_claim;
 pub(in crate::engine) mod node_claim_template;
+pub(in crate::engine) mod pending_filter;
 pub(in crate::engine) mod pod_data;
 pub(in crate::engine) mod preferences;
 pub(in crate::engine) mod queue;
