@@ -101,7 +101,7 @@ mod tests {
     use crate::engine::state::Cluster;
     use crate::testing::{now, snapshot};
 
-    fn pending_with(volume: serde_json::Value, objects: Vec<serde_json::Value>) -> Option<String> {
+    fn pending_with(volume: &serde_json::Value, objects: Vec<serde_json::Value>) -> Option<String> {
         let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "ns"},
             "spec": {"volumes": [volume]}});
         let mut all = vec![pod];
@@ -135,14 +135,14 @@ mod tests {
         let pv = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}});
         let bound = json!({"metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
                            "spec": {"volumeName": "pv"}});
-        assert_eq!(pending_with(vol.clone(), vec![claim("c", bound.clone()), pv.clone()]), None);
+        assert_eq!(pending_with(&vol, vec![claim("c", bound.clone()), pv.clone()]), None);
         let lost = json!({"status": {"phase": "Lost"}});
-        assert!(pending_with(vol.clone(), vec![claim("c", lost)]).is_some_and(|r| r.contains("non-existent")));
+        assert!(pending_with(&vol, vec![claim("c", lost)]).is_some_and(|r| r.contains("non-existent")));
         let unannotated = json!({"spec": {"volumeName": "pv"}});
-        assert!(pending_with(vol.clone(), vec![claim("c", unannotated), pv]).is_some_and(|r| r.contains("unbound")));
-        assert!(pending_with(vol.clone(), vec![claim("c", json!({}))]).is_some_and(|r| r.contains("storage class")));
-        assert!(pending_with(vol, vec![]).is_some_and(|r| r.contains("not found")));
+        assert!(pending_with(&vol, vec![claim("c", unannotated), pv]).is_some_and(|r| r.contains("unbound")));
+        assert!(pending_with(&vol, vec![claim("c", json!({}))]).is_some_and(|r| r.contains("storage class")));
+        assert!(pending_with(&vol, vec![]).is_some_and(|r| r.contains("not found")));
         let empty_dir = json!({"name": "tmp", "emptyDir": {}});
-        assert_eq!(pending_with(empty_dir, vec![]), None);
+        assert_eq!(pending_with(&empty_dir, vec![]), None);
     }
 }
