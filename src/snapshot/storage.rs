@@ -60,6 +60,9 @@ pub struct PvSpec {
     pub local: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_path: Option<serde_json::Value>,
+    /// An in-tree EBS volume: counted against `ebs.csi.aws.com` (`driverFromVolume`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

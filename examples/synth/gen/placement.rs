@@ -233,6 +233,7 @@ pub(super) fn materialise(
                     csi: Some(CsiSource { driver: "ebs.csi.aws.com".into() }),
                     local: None,
                     host_path: None,
+                    aws_elastic_block_store: None,
                 },
             });
         }
