@@ -126,6 +126,16 @@ impl<'s> Builder<'s> {
     }
 
     pub(super) fn fill(&mut self) {
+        if self.document {
+            // The document is the catalogue, NodeClass variants included (a type may be listed
+            // once per variant: keyed by name alone, all but one would be lost).
+            let snapshot = self.snapshot;
+            for it in &snapshot.instance_types {
+                self.check(it);
+                self.types.insert((it.name.clone(), it.node_class.clone()), it.clone());
+            }
+            return;
+        }
         let existing: BTreeMap<&str, &InstanceType> =
             self.snapshot.instance_types.iter().map(|it| (it.name.as_str(), it)).collect();
         let mut names: BTreeSet<String> = existing.keys().map(|n| (*n).to_owned()).collect();
