@@ -51,6 +51,7 @@ pub enum Code {
     BalancedScoreTooLow,
     UninitializedDestination,
     NoPositiveSavings,
+    NoReadyNodePool,
     // Findings that explain a step without deciding it.
     Candidate,
     DisruptionCost,
@@ -75,8 +76,8 @@ impl Code {
             ConsolidateAfterNever, DisruptionCost, DoNotDisruptNode, DoNotDisruptPod, Drifted, Empty, EventDisagrees,
             InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion, MinValuesNotMet,
             MissingLabels, MissingNodePoolLabel, MultiplePdbs, MultipleReplacementsNeeded, NoPositiveSavings,
-            NodeNotFound, NodePoolNotFound, Nominated, NotCheaper, NotConsolidatableYet, NotDrifted, NotEmpty,
-            NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty,
+            NoReadyNodePool, NodeNotFound, NodePoolNotFound, Nominated, NotCheaper, NotConsolidatableYet, NotDrifted,
+            NotEmpty, NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty,
             PriceUnknown, Replacement, SameInstanceType, SpotFlexibilityTooLow, SpotToSpotDisabled, StaticNodePool,
             Uncertain, Underutilized, UninitializedDestination, WaitingForOtherMethod,
         };
@@ -98,6 +99,7 @@ impl Code {
                 upstream::COMPUTE_CONSOLIDATION
             }
             PodsCannotReschedule | PodsReschedule => upstream::SIMULATE_SCHEDULING,
+            NoReadyNodePool => upstream::NEW_SCHEDULER,
             NotCheaper | PriceUnknown | MinValuesNotMet => upstream::FILTER_BY_PRICE,
             SameInstanceType => upstream::FILTER_SAME_INSTANCE_TYPE,
             SpotToSpotDisabled | SpotFlexibilityTooLow => upstream::SPOT_TO_SPOT,

@@ -34,7 +34,8 @@ pub(crate) fn node_pool(name: &str) -> Value {
            "spec": {"template": {"spec": {"requirements": [
                 {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}},
                     "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
-                                   "budgets": [{"nodes": "100%"}]}}})
+                                   "budgets": [{"nodes": "100%"}]}},
+           "status": {"conditions": [{"type": "Ready", "status": "True"}]}})
 }
 
 /// A managed, initialized, consolidatable node of pool `default` and its NodeClaim.

@@ -122,6 +122,8 @@ pub const FILTER_SAME_INSTANCE_TYPE: Upstream =
 pub const SINGLE_NODE_COMPUTE: Upstream =
     karpenter("pkg/controllers/disruption/singlenodeconsolidation.go", "SingleNodeConsolidation.ComputeCommands");
 pub const SIMULATE_SCHEDULING: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "SimulateScheduling");
+pub const NEW_SCHEDULER: Upstream =
+    karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.NewScheduler");
 pub const SCHEDULER_ADD_EXISTING: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.addToExistingNode");
 pub const EXISTING_NODE_CAN_ADD: Upstream =

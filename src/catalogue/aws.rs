@@ -25,6 +25,9 @@ pub(crate) const LABEL_PREFIX: &str = "karpenter.k8s.aws/instance-";
 pub(crate) const FALLBACK_REGION: &str = "us-east-1";
 const MIB: i128 = 1024 * 1024;
 
+/// The Windows IP resource the VPC resource controller advertises (`v1.ResourcePrivateIPv4Address`).
+pub(crate) const PRIVATE_IPV4_ADDRESS: &str = "vpc.amazonaws.com/PrivateIPv4Address";
+
 /// One EC2 instance type's facts.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct AwsType {
@@ -177,7 +180,22 @@ impl AwsType {
         for (name, count) in &self.extended {
             out.insert(name.clone(), Quantity::from_units(i128::from(*count)));
         }
+        if self.runs_windows(shape) {
+            out.insert(PRIVATE_IPV4_ADDRESS.into(), Quantity::from_units(i128::from(self.private_ipv4_addresses())));
+        }
         out
+    }
+
+    /// Whether the type may run Windows under `shape`: `NewInstanceType` adds the private IPv4
+    /// resource when the type's requirements admit `kubernetes.io/os=windows`, which `getOS`
+    /// gives for a Windows AMI family on amd64 only.
+    fn runs_windows(&self, shape: &NodeClassShape) -> bool {
+        shape.ami_family == AmiFamily::Windows && self.arch == "amd64"
+    }
+
+    /// `types.go privateIPv4Address`: IPv4 addresses per interface less one, 0 when unknown.
+    fn private_ipv4_addresses(&self) -> i64 {
+        (self.ipv4_per_eni - 1).max(0)
     }
 
     /// kubeReserved + systemReserved + evictionThreshold, summed per resource (core

@@ -126,6 +126,16 @@ impl<'s> Builder<'s> {
     }
 
     pub(super) fn fill(&mut self) {
+        if self.document {
+            // The document is the catalogue, NodeClass variants included (a type may be listed
+            // once per variant: keyed by name alone, all but one would be lost).
+            let snapshot = self.snapshot;
+            for it in &snapshot.instance_types {
+                self.check(it);
+                self.types.insert((it.name.clone(), it.node_class.clone()), it.clone());
+            }
+            return;
+        }
         let existing: BTreeMap<&str, &InstanceType> =
             self.snapshot.instance_types.iter().map(|it| (it.name.as_str(), it)).collect();
         let mut names: BTreeSet<String> = existing.keys().map(|n| (*n).to_owned()).collect();
@@ -168,13 +178,30 @@ impl<'s> Builder<'s> {
             !c.status.capacity.is_empty()
                 && self.variant_of(class_ref_name(c.spec.node_class_ref.as_ref())).as_ref() == variant
         });
-        let node = nodes.iter().map(|&i| &self.snapshot.nodes[i]).find(|n| {
-            let class = n.metadata.labels.get(NODE_CLASS_LABEL).map(String::as_str);
-            !n.status.capacity.is_empty() && self.variant_of(class).as_ref() == variant
-        });
+        let matching: Vec<&crate::snapshot::Node> = nodes
+            .iter()
+            .map(|&i| &self.snapshot.nodes[i])
+            .filter(|n| {
+                let class = n.metadata.labels.get(NODE_CLASS_LABEL).map(String::as_str);
+                !n.status.capacity.is_empty() && self.variant_of(class).as_ref() == variant
+            })
+            .collect();
+        let node = matching.first().copied();
+        // The provider knows the type: a running Node teaches it only its memory, the smallest
+        // any Node of the type (and NodeClass) reports (aws `UpdateInstanceTypeCapacityFromNode`,
+        // read back by `DefaultProvider.get`); cpu, pods and overhead stay the provider's formula.
+        let catalogued = self.aws && aws::catalogue().contains_key(&it.name);
+        if claim.is_none() && catalogued {
+            if let Some(memory) = matching.iter().filter_map(|n| n.status.capacity.get("memory")).min() {
+                fill_capacity(it, &Resources::from([("memory".to_owned(), *memory)]), Source::Node);
+            }
+        }
         let figures = claim
             .map(|c| (&c.status.capacity, &c.status.allocatable, &c.metadata.labels, super::Source::NodeClaim))
-            .or_else(|| node.map(|n| (&n.status.capacity, &n.status.allocatable, &n.metadata.labels, Source::Node)));
+            .or_else(|| {
+                node.filter(|_| !catalogued)
+                    .map(|n| (&n.status.capacity, &n.status.allocatable, &n.metadata.labels, Source::Node))
+            });
         if let Some((capacity, allocatable, labels, source)) = figures {
             fill_capacity(it, capacity, source);
             let overhead: Resources =

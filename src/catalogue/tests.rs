@@ -135,3 +135,30 @@ fn a_key_the_type_lacks_fails_every_operator_but_not_in_and_does_not_exist() {
     assert!(instance_type_compatible(get("p4d.24xlarge"), &reqs("Gte", &["8"])));
     assert!(!instance_type_compatible(get("p4d.24xlarge"), &reqs("Lte", &["7"])));
 }
+
+#[test]
+fn a_running_node_teaches_only_its_memory_the_smallest_of_its_type() {
+    // aws instancetype.go UpdateInstanceTypeCapacityFromNode caches a Node's memory capacity
+    // (kept when smaller) and DefaultProvider.get overrides only Capacity[memory].
+    let second = r"
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n2
+  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/region: us-west-2,
+           topology.kubernetes.io/zone: us-west-2a, karpenter.k8s.aws/ec2nodeclass: default}
+spec: {providerID: 'aws:///us-west-2a/i-2'}
+status:
+  capacity: {cpu: '3', memory: 7700Mi, pods: '110'}
+  allocatable: {cpu: 2900m, memory: 7600Mi, pods: '110'}
+";
+    let mut s = snapshot(&format!("{CAPTURE}{second}"));
+    complete(&mut s, &CapacitySettings::default());
+    let m5 = s.instance_types.iter().find(|t| t.name == "m5.large" && t.node_class.is_none()).expect("m5.large");
+    assert_eq!(m5.capacity.get("memory"), Some(&Quantity::from_units(7700 << 20)));
+    assert_eq!(m5.capacity.get("pods"), Some(&Quantity::from_units(29)), "pods stay the ENI formula");
+    assert_eq!(m5.capacity.get("cpu"), Some(&Quantity::from_units(2)));
+    assert_eq!(m5.sources.get("pods").map(String::as_str), Some("aws-catalogue"));
+    assert_eq!(m5.sources.get("overhead").map(String::as_str), Some("aws-catalogue"));
+}

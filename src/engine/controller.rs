@@ -134,6 +134,9 @@ fn run(
         for (i, reasons) in &outcome.skipped {
             skipped.entry(*i).or_default().extend(reasons.iter().cloned());
         }
+        if outcome.failed {
+            break;
+        }
         if !outcome.commands.is_empty() {
             acting = Some((m, outcome));
             break;
@@ -213,6 +216,29 @@ mod tests {
         objects.push(pod("keep", "node-b"));
         objects.extend(extra);
         snapshot(objects)
+    }
+
+    #[test]
+    fn without_a_ready_node_pool_only_emptiness_acts() {
+        // provisioner.go NewScheduler: only Ready=True NodePools; none left fails every
+        // simulation, so node-a (whose pod would fit on node-b) is not deleted, but the empty
+        // node-c still is: Emptiness does not simulate.
+        let not_ready = |pool| set(node_pool("default"), "/status/conditions", pool);
+        let with = |pool, mut extra: Vec<serde_json::Value>| {
+            extra.push(pod("move", "node-a"));
+            let mut s = two_nodes(extra);
+            s.node_pools = vec![serde_json::from_value(not_ready(pool)).expect("pool")];
+            s
+        };
+        let r = replay(&with(json!([]), vec![]), now());
+        assert!(r.commands.is_empty(), "{:?}", r.commands);
+        assert!(node_of(&r, "node-a").reasons.iter().any(|f| f.code == Code::NoReadyNodePool));
+        let ready_false =
+            json!([{"type": "ValidationSucceeded", "status": "True"}, {"type": "Ready", "status": "False"}]);
+        let [node, claim] = managed_node("node-c");
+        let r = replay(&with(ready_false, vec![node, claim]), now());
+        assert_eq!(r.method.map(super::Method::as_str), Some("Emptiness"));
+        assert_eq!(r.commands[0].candidates, vec!["node-c".to_owned()]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, String
 pub use nodeclass::NodeClass;
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
-    PvcSpec, StorageClass,
+    PvcSpec, PvcStatus, StorageClass,
 };
 pub use workloads::{HorizontalPodAutoscaler, HpaSpec, PodTemplate, ScaleTargetRef, Workload, WorkloadSpec};
 
@@ -123,12 +123,13 @@ impl Snapshot {
     /// Adds instance types and their prices (from `--prices`), replacing same-named ones.
     pub fn merge_instance_types(&mut self, extra: Vec<InstanceType>) {
         for it in extra {
-            match self.instance_types.iter_mut().find(|i| i.name == it.name) {
+            // A NodeClass variant of a type is its own entry (`nodeClass`), not a figure of it.
+            match self.instance_types.iter_mut().find(|i| i.name == it.name && i.node_class == it.node_class) {
                 Some(existing) => merge_instance_type(existing, it),
                 None => self.instance_types.push(it),
             }
         }
-        self.instance_types.sort_by(|a, b| a.name.cmp(&b.name));
+        self.instance_types.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.node_class.cmp(&b.node_class)));
     }
 }
 

@@ -612,7 +612,9 @@ impl Redactor {
         if let Some(class) = &mut pv.spec.storage_class_name {
             *class = self.name("sc", class);
         }
-        for source in [&mut pv.spec.local, &mut pv.spec.host_path].into_iter().flatten() {
+        for source in
+            [&mut pv.spec.local, &mut pv.spec.host_path, &mut pv.spec.aws_elastic_block_store].into_iter().flatten()
+        {
             self.value(source);
         }
     }

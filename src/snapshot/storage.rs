@@ -12,6 +12,22 @@ use super::meta::ObjectMeta;
 pub struct PersistentVolumeClaim {
     pub metadata: ObjectMeta,
     pub spec: PvcSpec,
+    #[serde(skip_serializing_if = "PvcStatus::is_empty")]
+    pub status: PvcStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PvcStatus {
+    /// `Pending`, `Bound` or `Lost` (bound to a PersistentVolume that no longer exists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+impl PvcStatus {
+    fn is_empty(&self) -> bool {
+        self.phase.is_none()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -44,6 +60,9 @@ pub struct PvSpec {
     pub local: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_path: Option<serde_json::Value>,
+    /// An in-tree EBS volume: counted against `ebs.csi.aws.com` (`driverFromVolume`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -619,7 +619,7 @@ mod tests {
         let names: Vec<_> = read_text(&text, "t.yaml").unwrap().nodes.into_iter().map(|n| n.metadata.name).collect();
         assert_eq!(names, ["a", "j"]);
         // A YAML error after the JSON still points into the whole text.
-        let bad = format!("{{\"kind\":\"Node\"}}\n---\na: [b\n");
+        let bad = "{\"kind\":\"Node\"}\n---\na: [b\n".to_owned();
         match read_text(&bad, "t.yaml") {
             Err(Error::Syntax { span: Some(span), .. }) => assert!(span.offset() > 20, "{span:?}"),
             other => panic!("unexpected {other:?}"),

@@ -462,7 +462,8 @@ fn big_snapshot(nodes: usize) -> Value {
         json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
             "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
                 "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}},
-                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s", "budgets": [{"nodes": "10%"}]}}}),
+                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s", "budgets": [{"nodes": "10%"}]}},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}),
     ];
     let ready = |kind: &str| json!({"type": kind, "status": "True", "lastTransitionTime": "2026-11-29T08:00:00Z"});
     for i in 0..nodes {

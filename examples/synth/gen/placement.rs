@@ -211,6 +211,7 @@ pub(super) fn materialise(
                     ..ObjectMeta::default()
                 },
                 spec: PvcSpec { volume_name: Some(pv_name.clone()), storage_class_name: Some("gp3".into()) },
+                ..PersistentVolumeClaim::default()
             });
             out.pvs.push(PersistentVolume {
                 metadata: ObjectMeta {
@@ -232,6 +233,7 @@ pub(super) fn materialise(
                     csi: Some(CsiSource { driver: "ebs.csi.aws.com".into() }),
                     local: None,
                     host_path: None,
+                    aws_elastic_block_store: None,
                 },
             });
         }

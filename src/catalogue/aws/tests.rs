@@ -139,3 +139,18 @@ fn gpu_types_carry_their_labels_and_resources() {
     assert_eq!(capacity.get("nvidia.com/gpu"), Some(&Quantity::from_units(8)));
     assert!(catalogue().len() > 1000, "the whole EC2 catalogue, not a sample");
 }
+
+#[test]
+fn windows_types_carry_private_ipv4_addresses_and_others_do_not() {
+    // types.go NewInstanceType: os=windows (a Windows AMI family on amd64) adds
+    // vpc.amazonaws.com/PrivateIPv4Address = IPv4 per interface - 1 (privateIPv4Address).
+    use crate::catalogue::nodeclass::AmiFamily;
+    let key = super::PRIVATE_IPV4_ADDRESS;
+    let windows = NodeClassShape { ami_family: AmiFamily::Windows, ..NodeClassShape::default() };
+    let settings = CapacitySettings::default();
+    let m5 = &catalogue()["m5.large"];
+    assert_eq!(m5.capacity(&windows, &settings).get(key), Some(&Quantity::from_units(9)));
+    assert_eq!(m5.capacity(&NodeClassShape::default(), &settings).get(key), None, "AL2023: linux only");
+    let graviton = catalogue().values().find(|t| t.arch == "arm64").expect("an arm64 type");
+    assert_eq!(graviton.capacity(&windows, &settings).get(key), None, "getOS: no windows on arm64");
+}

@@ -279,6 +279,7 @@ impl<'c, 'a> World<'c, 'a> {
             .iter()
             .copied()
             .filter(|p| crate::engine::scheduling::pod_data::is_provisionable(p))
+            .filter(|p| crate::engine::scheduling::pending_filter::rejection(p, cluster).is_none())
             .collect();
         let deleting: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
         let deleting_pods = PodIndex::new(

@@ -75,8 +75,6 @@ fn consolidate(
     let cluster = world.cluster;
     let indices: Vec<usize> = candidates.iter().map(|c| c.index).collect();
     let options = Options { consolidation: true, lift_pod_gates, decision_only, ..Options::default() };
-    let results = scheduling::simulate(world, &indices, options);
-    let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     let nothing = |results: Results, reason: Reason| Move {
         decision: None,
         replacement: None,
@@ -84,6 +82,12 @@ fn consolidate(
         results,
         findings: vec![reason],
     };
+    if let Some(reason) = scheduling::scheduler_error(world) {
+        let results = Results { candidates: indices, options, ..Results::default() };
+        return nothing(results, reason);
+    }
+    let results = scheduling::simulate(world, &indices, options);
+    let candidate_price: f64 = candidates.iter().map(|c| c.price_or_zero()).sum();
     if let Some(errors) = results.non_pending_errors() {
         let code = if errors.contains("uninitialized nodeclaim") {
             Code::UninitializedDestination

@@ -44,6 +44,12 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             ));
             continue;
         }
+        if let Some(reason) = scheduling::scheduler_error(ctx.world) {
+            // The error ends the round: no later candidate, and no later method, is tried.
+            outcome.skipped.entry(c.index).or_default().push(reason);
+            outcome.failed = true;
+            break;
+        }
         let results = scheduling::simulate(ctx.world, &[c.index], Options::default());
         if let Some(errors) = results.non_pending_errors() {
             outcome.skipped.entry(c.index).or_default().push(

@@ -165,6 +165,9 @@ pub(crate) struct Outcome {
     pub commands: Vec<Command>,
     /// Per node index: why the method passed over it.
     pub skipped: BTreeMap<usize, Vec<Reason>>,
+    /// The method returned an error (no scheduler could be built): the round ends without a
+    /// command and no later method runs (`Controller.Reconcile`).
+    pub failed: bool,
 }
 
 /// Sorts by savings ratio descending (`sortCandidates`), ties by name for determinism; before

@@ -14,6 +14,7 @@ use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
 use crate::engine::nodepool::DisruptionReason;
+use crate::engine::scheduling;
 use crate::reason::{Code, Reason};
 
 /// Most nodes one multi-node command may take (`maxParallel`).
@@ -36,6 +37,11 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
         kept.push(c);
     }
     if kept.len() < 2 {
+        return outcome;
+    }
+    if scheduling::scheduler_error(ctx.world).is_some() {
+        // The first attempt's error is returned: the round ends (single-node does not run).
+        outcome.failed = true;
         return outcome;
     }
     let max_parallel = kept.len().min(MAX_PARALLEL);

@@ -63,6 +63,7 @@ pub(in crate::engine) mod host_port_usage;
 pub(in crate::engine) mod instance_types;
 pub(in crate::engine) mod node_claim;
 pub(in crate::engine) mod node_claim_template;
+pub(in crate::engine) mod pending_filter;
 pub(in crate::engine) mod pod_data;
 pub(in crate::engine) mod preferences;
 pub(in crate::engine) mod queue;
@@ -85,6 +86,35 @@ pub use self::scheduler::Options;
 use self::scheduler::Simulation;
 pub use crate::engine::incremental::world::{PodsInPlace, World};
 pub use crate::engine::incremental::world_memo::WorldMemo;
+use crate::reason::{Code, Reason};
+
+/// Why no scheduler can be built this round, if so: no NodePool is left once static, deleting
+/// and not-`Ready` pools are set aside (`ErrNodePoolsNotFound`). Every simulation then fails,
+/// before a pod is placed, even on existing nodes.
+///
+/// Mirrors [`crate::upstream::NEW_SCHEDULER`].
+pub(crate) fn scheduler_error(world: &World<'_, '_>) -> Option<Reason> {
+    if !world.templates.is_empty() {
+        return None;
+    }
+    let not_ready: Vec<&str> = world
+        .cluster
+        .pools
+        .values()
+        .filter(|p| p.spec.replicas.is_none() && p.metadata.deletion_timestamp.is_none())
+        .filter(|p| !node_claim_template::pool_ready(p))
+        .map(|p| p.metadata.name.as_str())
+        .collect();
+    let message = if not_ready.is_empty() {
+        "no nodepools found: no NodePool can launch capacity, so the scheduling simulation fails".to_owned()
+    } else {
+        format!(
+            "no nodepools found: no NodePool is Ready ({} without Ready=True), so the scheduling simulation fails",
+            not_ready.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        )
+    };
+    Some(Reason::new(Code::NoReadyNodePool, message))
+}
 
 /// Simulates removing `candidates` (indices into the cluster's nodes).
 ///

@@ -16,7 +16,7 @@ use super::preferences::prefer_no_schedule_toleration;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
 use crate::engine::incremental::world::World;
-use crate::engine::labels::NODEPOOL;
+use crate::engine::labels::{INITIALIZED, NODEPOOL, REGISTERED};
 use crate::engine::min_values::MinValues;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
@@ -102,6 +102,10 @@ pub(in crate::engine) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a
                 requirements.add(k, &Requirement::in_values([v.clone()]));
             }
             requirements.add(NODEPOOL, &Requirement::in_values([pool.metadata.name.clone()]));
+            // `NewNodeClaimTemplate`: a new node will be registered and initialized, so pods
+            // (DaemonSets included) selecting on those labels count on it.
+            requirements.add(REGISTERED, &Requirement::in_values(["true".to_owned()]));
+            requirements.add(INITIALIZED, &Requirement::in_values(["true".to_owned()]));
             let mut instance_types: Vec<&'a InstanceType> = pool_catalogue(cluster, pool)
                 .into_iter()
                 .filter(|it| instance_type_compatible(it, &requirements))
@@ -166,10 +170,10 @@ pub(crate) fn pool_instance_types<'a>(cluster: &Cluster<'a>, pool_name: &str) ->
     Some(types)
 }
 
-fn pool_ready(pool: &NodePool) -> bool {
-    let conditions = &pool.status.conditions;
-    let known = |t: &str| crate::snapshot::condition(conditions, t).is_none() || is_true(conditions, t);
-    known("ValidationSucceeded") && known("NodeClassReady")
+/// Whether the scheduler uses the pool: only its `Ready` condition counts, and a pool without
+/// one is not ready (`NewScheduler` asks `StatusConditions().IsTrue(Ready)`).
+pub(in crate::engine) fn pool_ready(pool: &NodePool) -> bool {
+    is_true(&pool.status.conditions, "Ready")
 }
 
 /// The pods the DaemonSets would run (their templates), less those asking for DRA devices

@@ -18,9 +18,9 @@
 //! - The pod's domains are its nodeSelector with the required node-affinity term it is trying
 //!   now (`pod_data::strict_requirements`, upstream's `PodData.StrictRequirements`).
 //!
-//! Approximation: a pod on a new NodeClaim counts toward a domain only once the claim has
-//! narrowed to one value of the key (upstream records anti-affinity over every value the claim
-//! may still take).
+//! A pod on a new NodeClaim counts toward a spread or affinity domain only once the claim has
+//! narrowed to one value of the key; for required anti-affinity (either way round) it counts in
+//! every value the claim may still take (`Record`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -119,6 +119,11 @@ impl PodFilter {
 pub(crate) trait View {
     /// Pods matching `filter` per value of `key`, among pods that stay and pods placed so far.
     fn counts(&self, key: &str, filter: &PodFilter) -> Counts;
+    /// The counts a pod's anti-affinity term reads: a selected pod on a new NodeClaim counts in
+    /// every domain the claim may still take (`Topology.Record`).
+    fn anti_counts(&self, key: &str, filter: &PodFilter) -> Counts {
+        self.counts(key, filter)
+    }
     /// Every value `key` can take.
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>>;
     /// A spread's registered domains of `key`: what the NodePools can launch (those whose
@@ -288,7 +293,7 @@ pub(crate) fn prepare(pod: &Pod, terms: &PodTerms, view: &dyn View, strict: bool
     }
     for (key, filter, required) in &terms.anti {
         if *required || strict {
-            let counts = view.counts(key, filter);
+            let counts = view.anti_counts(key, filter);
             let anywhere = key != HOSTNAME && counts.occupied().next().is_none();
             rule(key, Allowed::Unoccupied { counts, anywhere }, "node(s) didn't match pod anti-affinity rules");
         }

@@ -81,8 +81,12 @@ pub(crate) fn pod_volumes(pod: &Pod, index: &VolumeIndex<'_>) -> Volumes {
     for volume in &pod.spec.volumes {
         let Some(ClaimSource::Claim(pvc)) = index.claim(pod, volume) else { continue };
         let driver = match pvc.spec.volume_name.as_deref().filter(|n| !n.is_empty()) {
-            // `driverFromVolume`: the PV's CSI driver; a bound non-CSI volume is not tracked.
-            Some(pv) => index.volume(pv).and_then(|pv| pv.spec.csi.as_ref()).map(|csi| csi.driver.clone()),
+            // `driverFromVolume`: the PV's CSI driver, ebs.csi.aws.com for an in-tree
+            // awsElasticBlockStore volume; any other bound volume is not tracked.
+            Some(pv) => index.volume(pv).and_then(|pv| match &pv.spec.csi {
+                Some(csi) => Some(csi.driver.clone()),
+                None => pv.spec.aws_elastic_block_store.is_some().then(|| "ebs.csi.aws.com".to_owned()),
+            }),
             // `driverFromSC`: the class's provisioner, in-tree names translated to CSI drivers.
             None => pvc
                 .spec
@@ -146,6 +150,28 @@ mod tests {
             claims.iter().map(|c| json!({"name": c, "persistentVolumeClaim": {"claimName": c}})).collect();
         serde_json::from_value(json!({"metadata": {"name": "p", "namespace": "ns"}, "spec": {"volumes": volumes}}))
             .expect("pod")
+    }
+
+    #[test]
+    fn a_bound_in_tree_ebs_volume_counts_against_the_ebs_driver() {
+        // volumeusage.go driverFromVolume: AWSElasticBlockStore -> ebs.csi.aws.com; a bound
+        // volume of another kind (here hostPath) is not tracked.
+        let mut s = snapshot();
+        for (claim, pv, source) in [("d", "ebs", "awsElasticBlockStore"), ("e", "host", "hostPath")] {
+            s.pvcs.push(
+                serde_json::from_value(json!({"metadata": {"name": claim, "namespace": "ns"},
+                    "spec": {"volumeName": pv}}))
+                .expect("pvc"),
+            );
+            s.pvs.push(
+                serde_json::from_value(json!({"metadata": {"name": pv}, "spec": {source: {"volumeID": "vol-1"}}}))
+                    .expect("pv"),
+            );
+        }
+        let index = VolumeIndex::new(&s);
+        let volumes = pod_volumes(&pod(&["d", "e"]), &index);
+        assert_eq!(volumes.len(), 1, "{volumes:?}");
+        assert_eq!(volumes["ebs.csi.aws.com"].len(), 1, "{volumes:?}");
     }
 
     #[test]

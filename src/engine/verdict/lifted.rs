@@ -35,6 +35,10 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
         return Lifted { reason: Some(DisruptionReason::Empty), findings, results: None };
     }
     if drift::is_drifted(cluster, c) {
+        if let Some(reason) = scheduling::scheduler_error(ctx.world) {
+            findings.push(reason);
+            return Lifted { reason: Some(DisruptionReason::Drifted), findings, results: None };
+        }
         let results =
             scheduling::simulate(ctx.world, &[c.index], Options { lift_pod_gates: true, ..Options::default() });
         if let Some(errors) = results.non_pending_errors() {

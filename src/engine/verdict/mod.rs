@@ -175,7 +175,9 @@ pub(super) fn node_verdict(
         let already = |r: &Reason| r.code == Code::BudgetExhausted || lifted.findings.iter().any(|f| f.code == r.code);
         method_findings.extend(extra.iter().filter(|r| !already(r)).cloned());
     }
-    if let (None, Some(reason), true) = (acting, lifted.reason, blockers.is_empty()) {
+    // Without a scheduler no method could act on the node: it is not waiting for another one.
+    let no_scheduler = lifted.findings.iter().any(|f| f.code == Code::NoReadyNodePool);
+    if let (None, Some(reason), true, false) = (acting, lifted.reason, blockers.is_empty(), no_scheduler) {
         method_findings.push(waiting(round_method, reason, cluster.rules()));
     }
     // Only `explain` shows where each pod goes; a whole-cluster replay would hold them all.
@@ -204,7 +206,10 @@ pub(super) fn node_verdict(
         let ok = !sim.iter().any(|r| {
             matches!(
                 r.code,
-                Code::PodsCannotReschedule | Code::UninitializedDestination | Code::MultipleReplacementsNeeded
+                Code::PodsCannotReschedule
+                    | Code::NoReadyNodePool
+                    | Code::UninitializedDestination
+                    | Code::MultipleReplacementsNeeded
             )
         });
         steps.push(Step { step: StepKind::Simulation, ok, findings: sim });

@@ -50,6 +50,7 @@ fn step_of(f: &Reason) -> StepKind {
             StepKind::Method
         }
         Code::PodsCannotReschedule
+        | Code::NoReadyNodePool
         | Code::PodsReschedule
         | Code::UninitializedDestination
         | Code::MultipleReplacementsNeeded => StepKind::Simulation,

@@ -22,6 +22,38 @@ impl Simulation<'_, '_, '_> {
             Landing::Claim(c) => self.claim_fixed_domain(&self.claims[c], key).map(Cow::Owned),
         }
     }
+
+    /// Every value of `key` a landed pod may still be in: its node's, or all those its new
+    /// NodeClaim may still take (`topology.go Record` blocks them all for anti-affinity).
+    fn landing_domains(&self, at: Landing, key: &str) -> BTreeSet<String> {
+        match at {
+            Landing::Node(i) => self.world.node_domain(i, key).map(str::to_owned).into_iter().collect(),
+            Landing::Claim(c) => {
+                let claim = &self.claims[c];
+                self.claim_domain(&claim.labels, key, &claim.name)
+            }
+        }
+    }
+
+    /// The counts for a pod's own required anti-affinity: as [`View::counts`], but a selected
+    /// pod on a new NodeClaim counts in every domain the claim may still take.
+    fn anti_affinity_counts(&self, key: &str, filter: &PodFilter) -> Counts {
+        let mut counts = self.counts(key, filter);
+        for (at, _) in self.landed.matching(filter) {
+            let Landing::Claim(c) = at else { continue };
+            let claim = &self.claims[c];
+            if self.claim_fixed_domain(claim, key).is_some()
+                || !filter.counts_on_claim(&claim.labels, &claim.template.taints, &super::node_claim::is_well_known)
+            {
+                continue;
+            }
+            for domain in self.landing_domains(at, key) {
+                *counts.delta.entry(domain).or_insert(0) += 1;
+            }
+        }
+        counts.delta.retain(|_, n| *n != 0);
+        counts
+    }
 }
 
 impl View for Simulation<'_, '_, '_> {
@@ -55,6 +87,10 @@ impl View for Simulation<'_, '_, '_> {
         Counts { base: self.world.staying_counts(key, filter), delta }
     }
 
+    fn anti_counts(&self, key: &str, filter: &PodFilter) -> Counts {
+        self.anti_affinity_counts(key, filter)
+    }
+
     fn universe(&self, key: &str) -> Rc<BTreeSet<String>> {
         self.world.universe(key)
     }
@@ -80,8 +116,8 @@ impl View for Simulation<'_, '_, '_> {
                 continue;
             }
             for (key, filter) in &terms.required_anti {
-                if let Some(domain) = filter.matches(pod).then(|| self.landing_domain(*at, key)).flatten() {
-                    out.entry(key.clone()).or_default().insert(domain.into_owned());
+                if filter.matches(pod) {
+                    out.entry(key.clone()).or_default().extend(self.landing_domains(*at, key));
                 }
             }
         }
