@@ -99,10 +99,7 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
     }
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let parting = findings.iter().any(|f| {
-        matches!(
-            f.code,
-            Code::Disagreement | Code::KarpenterActed | Code::VersionMismatch | Code::EligibleCountDiffers
-        )
+        matches!(f.code, Code::Disagreement | Code::KarpenterActed | Code::VersionMismatch | Code::EligibleCountDiffers)
     });
     let agree = !parting && could_not_judge.is_empty();
     let events = snapshot.events.len();
@@ -207,7 +204,9 @@ fn object(e: &Event) -> String {
 /// The upstream writer of an Event reason (DOCTOR-SIGNALS §2–§4, v1.14.0).
 fn emitter(reason: &str) -> String {
     let (repo, at) = match reason {
-        "DisruptionBlocked" => (CORE, "pkg/controllers/disruption/events/events.go Blocked / NodePoolBlockedForDisruptionReason"),
+        "DisruptionBlocked" => {
+            (CORE, "pkg/controllers/disruption/events/events.go Blocked / NodePoolBlockedForDisruptionReason")
+        }
         "Unconsolidatable" => (CORE, "pkg/controllers/disruption/events/events.go Unconsolidatable"),
         "ConsolidationCandidate" => (CORE, "pkg/controllers/disruption/types.go Command.EmitCandidateEvents"),
         "ConsolidationRejected" => (CORE, "pkg/controllers/disruption/types.go Command.EmitRejectedEvents"),
@@ -217,7 +216,9 @@ fn emitter(reason: &str) -> String {
         }
         "FailedDraining" => (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitDrain"),
         "Evicted" => (CORE, "pkg/controllers/node/termination/terminator/eviction.go Queue.Evict"),
-        "TerminationGracePeriodExpiring" => (CORE, "pkg/controllers/node/termination/controller.go nodeTerminationTime"),
+        "TerminationGracePeriodExpiring" => {
+            (CORE, "pkg/controllers/node/termination/controller.go nodeTerminationTime")
+        }
         "NodeRepairBlocked" => (CORE, "pkg/controllers/node/health/controller.go Controller.Reconcile"),
         r if INTERRUPTION.contains(&r) => (AWS, "pkg/controllers/interruption/events/events.go"),
         _ => (CORE, "pkg/events/recorder.go"),
@@ -272,7 +273,8 @@ impl Judge<'_> {
     fn events_of<'e>(&'e self, v: &'e NodeVerdict) -> impl Iterator<Item = &'e Event> + 'e {
         self.snapshot.events.iter().filter(move |e| {
             let o = &e.involved_object;
-            (o.kind == "Node" && o.name == v.name) || (o.kind == "NodeClaim" && v.node_claim.as_deref() == Some(&o.name))
+            (o.kind == "Node" && o.name == v.name)
+                || (o.kind == "NodeClaim" && v.node_claim.as_deref() == Some(&o.name))
         })
     }
 
@@ -347,7 +349,8 @@ impl Judge<'_> {
                             continue;
                         }
                         let word = method_word(message(e));
-                        let other = acted.iter().find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)));
+                        let other =
+                            acted.iter().find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)));
                         let mut likely = match (other, word) {
                             (Some(_), _) => Likely::CandidateOrder,
                             (None, Some(_)) => Likely::Gate,
@@ -429,7 +432,8 @@ impl Judge<'_> {
             return (
                 Likely::Simulation,
                 "the scheduling simulation differs: Karpenter names the pod and its error".to_owned(),
-                "the pod named in the event: topology spread, volumes, DRA (IGNORE_DRA_REQUESTS), host ports".to_owned(),
+                "the pod named in the event: topology spread, volumes, DRA (IGNORE_DRA_REQUESTS), host ports"
+                    .to_owned(),
             );
         }
         if text.starts_with("Can't remove without creating") {
@@ -507,8 +511,9 @@ impl Judge<'_> {
                             ),
                             at: since,
                             count: None,
-                            emitter: "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.markDisrupted"
-                                .to_owned(),
+                            emitter:
+                                "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.markDisrupted"
+                                    .to_owned(),
                         }];
                         if tainted {
                             karpenter.push(Evidence {
@@ -517,8 +522,9 @@ impl Judge<'_> {
                                 text: format!("{DISRUPTED_TAINT}:NoSchedule"),
                                 at: None,
                                 count: None,
-                                emitter: "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.markDisrupted"
-                                    .to_owned(),
+                                emitter:
+                                    "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.markDisrupted"
+                                        .to_owned(),
                             });
                         }
                         out.push(Finding {
@@ -527,8 +533,9 @@ impl Judge<'_> {
                             node: node_name.clone().or_else(|| Some(claim.metadata.name.clone())),
                             node_pool: claim.metadata.labels.get("karpenter.sh/nodepool").cloned(),
                             karpenter,
-                            replay: "the replay counts the node as in flight: no candidate, consuming its pool's budget"
-                                .to_owned(),
+                            replay:
+                                "the replay counts the node as in flight: no candidate, consuming its pool's budget"
+                                    .to_owned(),
                             likely: None,
                             cause: format!(
                                 "a command has held this node for {} (more than the queue's {} retry window): \
@@ -679,7 +686,12 @@ impl Judge<'_> {
             if out.iter().any(|f| f.node.is_none() && f.node_pool.as_deref() == Some(&pool)) {
                 let f = out.iter_mut().find(|f| f.node.is_none() && f.node_pool.as_deref() == Some(&pool));
                 if let Some(f) = f {
-                    f.karpenter.push(metric_evidence(&s.name, &labels(s), s.value, "pkg/metrics/metrics.go NodeClaimsDisruptedTotal"));
+                    f.karpenter.push(metric_evidence(
+                        &s.name,
+                        &labels(s),
+                        s.value,
+                        "pkg/metrics/metrics.go NodeClaimsDisruptedTotal",
+                    ));
                 }
                 continue;
             }
@@ -796,7 +808,9 @@ impl Judge<'_> {
                 replay,
                 likely: None,
                 cause: format!("{} ({})", cause, names.join(", ")),
-                check: format!("`kubectl consolidation budgets nodepool/{pool}`: the schedules and the nodes in flight"),
+                check: format!(
+                    "`kubectl consolidation budgets nodepool/{pool}`: the schedules and the nodes in flight"
+                ),
             });
         }
         out
@@ -806,7 +820,8 @@ impl Judge<'_> {
     fn eligible(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         for s in self.metrics.series("karpenter_voluntary_disruption_eligible_nodes") {
-            let Some(reason) = DisruptionReason::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s.label("reason")))
+            let Some(reason) =
+                DisruptionReason::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s.label("reason")))
             else {
                 continue;
             };
@@ -930,13 +945,22 @@ impl Judge<'_> {
             narrow(
                 v,
                 v,
-                metric_evidence("karpenter_build_info", &format!("{{version=\"{v}\"}}"), 1.0, "pkg/operator/operator.go"),
+                metric_evidence(
+                    "karpenter_build_info",
+                    &format!("{{version=\"{v}\"}}"),
+                    1.0,
+                    "pkg/operator/operator.go",
+                ),
             );
         }
         if karpenter.is_empty() || (lo <= assumed && assumed <= hi) {
             return None;
         }
-        let range = if lo > hi { "no single version (events from before an upgrade?)".to_owned() } else { format!("{lo} to {hi}") };
+        let range = if lo > hi {
+            "no single version (events from before an upgrade?)".to_owned()
+        } else {
+            format!("{lo} to {hi}")
+        };
         Some(Finding {
             code: Code::VersionMismatch,
             severity: Severity::Warning,
@@ -970,7 +994,9 @@ fn fingerprint(e: &Event) -> Option<(&'static str, Version, Version)> {
         ("the `Cannot disrupt …: ` prefix", Version(1, 0, 0), Version(1, 1, 5))
     } else if m == "No allowed disruptions due to blocking budget" {
         ("the budget text without a reason word", Version(1, 0, 0), Version(1, 0, 9))
-    } else if matches!(r, "DisruptionTerminating" | "DisruptionLaunching") && (m.ends_with("/Replace") || m.ends_with("/Delete")) {
+    } else if matches!(r, "DisruptionTerminating" | "DisruptionLaunching")
+        && (m.ends_with("/Replace") || m.ends_with("/Delete"))
+    {
         ("the `<Reason>/<Decision>` suffix", Version(1, 0, 0), Version(1, 5, 5))
     } else if r == "Evicted" && m == "Evicted pod" {
         ("the bare `Evicted pod`", Version(1, 0, 0), Version(1, 1, 5))
@@ -1080,7 +1106,10 @@ mod tests {
 
     #[test]
     fn reads_the_words_inside_messages() {
-        assert_eq!(rejection_word("Consolidation rejected: delete: [a], reason: churn (savings: $0.10)"), Some("churn"));
+        assert_eq!(
+            rejection_word("Consolidation rejected: delete: [a], reason: churn (savings: $0.10)"),
+            Some("churn")
+        );
         assert_eq!(method_word("Disrupting Node: Underutilized"), Some("Underutilized"));
         assert_eq!(method_word("Disrupting Node: Underutilized/Delete"), Some("Underutilized"));
         assert_eq!(method_word("Waiting on readiness to continue disruption"), None);
@@ -1088,7 +1117,8 @@ mod tests {
 
     #[test]
     fn fingerprints_name_the_tag_range() {
-        let e = |reason: &str, message: &str| Event { reason: reason.into(), message: message.into(), ..Event::default() };
+        let e =
+            |reason: &str, message: &str| Event { reason: reason.into(), message: message.into(), ..Event::default() };
         let range = |e: Event| fingerprint(&e).map(|(_, a, b)| (a, b));
         assert_eq!(
             range(e("DisruptionBlocked", "Cannot disrupt Node: state node isn't initialized")),
@@ -1100,7 +1130,10 @@ mod tests {
         );
         assert_eq!(range(e("DisruptionTerminating", "Disrupting Node: Underutilized")), None);
         assert_eq!(
-            range(e("DisruptionBlocked", "(combined from similar events): No allowed disruptions due to blocking budget")),
+            range(e(
+                "DisruptionBlocked",
+                "(combined from similar events): No allowed disruptions due to blocking budget"
+            )),
             Some((Version(1, 0, 0), Version(1, 0, 9)))
         );
     }

@@ -22,7 +22,13 @@ pub(super) fn text(d: &Doctor, markdown: bool) -> String {
     for n in &d.could_not_judge {
         let codes: Vec<&str> = n.findings.iter().map(|c| c.as_str()).collect();
         if markdown {
-            let _ = writeln!(out, "\n> **could not judge** ({}): {} — not judged: {}", n.signal, n.reason, codes.join(", "));
+            let _ = writeln!(
+                out,
+                "\n> **could not judge** ({}): {} — not judged: {}",
+                n.signal,
+                n.reason,
+                codes.join(", ")
+            );
         } else {
             let _ = writeln!(out, "\ncould not judge ({}): {}\n  not judged: {}", n.signal, n.reason, codes.join(", "));
         }

@@ -23,8 +23,8 @@ mod workloads;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
-    ClaimRef, ClaimTemplate, Container, ContainerPort, ContainerResources, EnvVar, EphemeralVolume, Event,
-    EventSource, InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus,
+    ClaimRef, ClaimTemplate, Container, ContainerPort, ContainerResources, EnvVar, EphemeralVolume, Event, EventSource,
+    InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus,
     ResourceList, Resources, Volume,
 };
 pub use decode::{DecodeError, Document, ListDecoder};

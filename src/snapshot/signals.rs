@@ -153,7 +153,9 @@ mod tests {
     fn keeps_only_the_disruption_families_without_buckets() {
         assert!(DisruptionMetrics::keeps("karpenter_voluntary_disruption_eligible_nodes"));
         assert!(DisruptionMetrics::keeps("karpenter_build_info"));
-        assert!(!DisruptionMetrics::keeps("karpenter_voluntary_disruption_decision_evaluation_duration_seconds_bucket"));
+        assert!(!DisruptionMetrics::keeps(
+            "karpenter_voluntary_disruption_decision_evaluation_duration_seconds_bucket"
+        ));
         assert!(!DisruptionMetrics::keeps("karpenter_cloudprovider_instance_type_offering_price_estimate"));
     }
 }

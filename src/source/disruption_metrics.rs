@@ -37,9 +37,9 @@ mod tests {
             m.series("karpenter_voluntary_disruption_eligible_nodes").map(|s| (s.label("reason"), s.value)).collect();
         assert_eq!(eligible, [("drifted", 1.0), ("empty", 0.0), ("underutilized", 6.0)]);
         assert!(m.has("karpenter_build_info"));
-        assert!(m.series("karpenter_nodepools_allowed_disruptions").any(|s| s.label("nodepool") == "default"
-            && s.label("reason") == "Underutilized"
-            && s.value == 0.0));
+        assert!(m
+            .series("karpenter_nodepools_allowed_disruptions")
+            .any(|s| s.label("nodepool") == "default" && s.label("reason") == "Underutilized" && s.value == 0.0));
         assert!(!m.samples.iter().any(|s| s.name.ends_with("_bucket")));
     }
 }

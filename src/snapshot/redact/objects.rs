@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use super::{redact_info, rewrite_conditions, rewrite_text, Redactor};
 use crate::snapshot::{
-    CsiNode, DisruptionMetrics, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodeClass, NodePool, ObjectMeta,
-    PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, Snapshot, SnapshotInfo, StorageClass, Workload,
+    CsiNode, DisruptionMetrics, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodeClass, NodePool,
+    ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, Snapshot, SnapshotInfo,
+    StorageClass, Workload,
 };
 
 /// An object the snapshot lists, as redaction sees it.
