@@ -371,7 +371,7 @@ impl Judge<'_> {
                                 None => format!("cannot tell: the event names no method; the replay says {}", first_blocker(v)),
                             },
                         };
-                        let cause = match self.changed_since(e, claim) {
+                        let cause = match Self::changed_since(e, claim) {
                             Some(changed) => {
                                 likely = Likely::StateChanged;
                                 format!("{changed}; otherwise {cause}")
@@ -407,7 +407,7 @@ impl Judge<'_> {
     /// Why Karpenter's `Unconsolidatable`/`DisruptionBlocked` text and the replay's action part.
     fn cause_of_refusal(&self, e: &Event, claim: Option<&NodeClaim>) -> (Likely, String, String) {
         let text = message(e);
-        if let Some(changed) = self.changed_since(e, claim) {
+        if let Some(changed) = Self::changed_since(e, claim) {
             return (
                 Likely::StateChanged,
                 changed,
@@ -476,7 +476,7 @@ impl Judge<'_> {
     }
 
     /// §9 evidence window: a pod event on the NodeClaim after the Event makes it history.
-    fn changed_since(&self, e: &Event, claim: Option<&NodeClaim>) -> Option<String> {
+    fn changed_since(e: &Event, claim: Option<&NodeClaim>) -> Option<String> {
         let at = e.seen_at()?;
         let pod_event = claim?.status.last_pod_event_time?;
         (pod_event > at).then(|| {
@@ -558,20 +558,22 @@ impl Judge<'_> {
             });
             if let Some(e) = launched_for {
                 if !is_true(&claim.status.conditions, "Initialized") {
-                    let why = ["Initialized", "Registered", "Launched"]
+                    // The first lifecycle step that is not done is the cause.
+                    let why = ["Launched", "Registered", "Initialized"]
                         .iter()
-                        .filter_map(|t| condition(&claim.status.conditions, t).filter(|c| c.status != "True"))
-                        .last()
-                        .map(|c| {
-                            format!(
-                                "{}={} ({}: {})",
-                                c.type_,
-                                c.status,
-                                c.reason.as_deref().unwrap_or_default(),
-                                c.message.as_deref().unwrap_or_default()
-                            )
-                        })
-                        .unwrap_or_else(|| "Initialized not reported".to_owned());
+                        .find_map(|t| condition(&claim.status.conditions, t).filter(|c| c.status != "True"))
+                        .map_or_else(
+                            || "Initialized not reported".to_owned(),
+                            |c| {
+                                format!(
+                                    "{}={} ({}: {})",
+                                    c.type_,
+                                    c.status,
+                                    c.reason.as_deref().unwrap_or_default(),
+                                    c.message.as_deref().unwrap_or_default()
+                                )
+                            },
+                        );
                     out.push(Finding {
                         code: Code::ReplacementNotInitialized,
                         severity: Severity::Warning,
