@@ -180,6 +180,8 @@ impl std::fmt::Display for Version {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if *self == Version::MAX {
             f.write_str("latest")
+        } else if self.2 == u32::MAX {
+            write!(f, "{}.{}.x", self.0, self.1)
         } else {
             write!(f, "{}.{}.{}", self.0, self.1, self.2)
         }
@@ -343,7 +345,8 @@ impl Judge<'_> {
                                 budget (budget), or pending pods (scheduling)"
                             .to_owned(),
                     }),
-                    "DisruptionTerminating" | "ConsolidationCandidate" if !acts => {
+                    // A node already in Karpenter's queue or deleting is where its command went.
+                    "DisruptionTerminating" | "ConsolidationCandidate" if !acts && !in_flight(v) => {
                         let window = if e.reason == "DisruptionTerminating" { TERMINATING_WINDOW } else { DEDUPE };
                         if !self.in_window(e, window) {
                             continue;
@@ -1040,6 +1043,12 @@ fn eligible_for(v: &NodeVerdict, reason: DisruptionReason) -> bool {
     v.reason == Some(reason)
         && v.steps.iter().find(|s| s.step == crate::engine::StepKind::Candidate).is_none_or(|s| s.ok)
         && !matches!(v.verdict, Verdict::Safe)
+}
+
+fn in_flight(v: &NodeVerdict) -> bool {
+    v.blockers
+        .iter()
+        .any(|c| matches!(c, crate::reason::Code::AlreadyDisrupting | crate::reason::Code::MarkedForDeletion))
 }
 
 fn replay_side(v: &NodeVerdict) -> String {

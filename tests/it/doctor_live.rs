@@ -175,3 +175,29 @@ fn a_refused_metrics_proxy_is_a_named_could_not_judge() {
     let (_, plan, _) = run(&server, dir.path(), &["plan"]);
     assert!(!plan.to_string().contains("DisruptionMetrics"), "{plan:#}");
 }
+
+/// `--fail-on` over the doctor scenarios' snapshots: 3 on a finding at or above the severity,
+/// 0 below it, 1 when events could not be read (docs/DESIGN.md exit codes).
+#[test]
+fn fail_on_exit_codes_on_the_scenarios() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    for (scenario, severity, expected) in [
+        ("doctor-unconsolidatable-cheaper-node", "warning", 3),
+        ("doctor-unconsolidatable-cheaper-node", "critical", 0),
+        ("doctor-stuck-command", "critical", 3),
+        ("doctor-agree", "warning", 0),
+        ("doctor-events-forbidden", "warning", 1),
+        ("doctor-metrics-missing", "critical", 1),
+    ] {
+        let snapshot = root.join(scenario).join("snapshot.yaml");
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+            .arg("--snapshot")
+            .arg(&snapshot)
+            .args(["doctor", "--fail-on", severity, "-o", "json"])
+            .output()
+            .expect("run the binary");
+        assert_eq!(output.status.code(), Some(expected), "{scenario} --fail-on {severity}");
+        let report: Value = serde_json::from_slice(&output.stdout).expect("the report is still printed");
+        assert_eq!(report["kind"], "Doctor");
+    }
+}
