@@ -59,6 +59,18 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = FixesChoice::Actionable)]
         fixes: FixesChoice,
     },
+    /// What Karpenter itself said (events, conditions, metrics) beside the replay, and why
+    /// they part.
+    ///
+    /// TARGET is node/NAME for one node (default: the whole cluster).
+    Doctor {
+        /// node/NAME
+        target: Option<ObjectRef>,
+        /// Exit 3 when a finding at or above this severity exists (1 when events or metrics
+        /// could not be read).
+        #[arg(long, value_enum)]
+        fail_on: Option<Severity>,
+    },
     /// Allowed disruptions per NodePool and reason now, and the schedule windows.
     Budgets {
         /// nodepool/NAME (default: every NodePool)

@@ -19,6 +19,7 @@ pub(crate) mod catalogue;
 pub(crate) mod cli;
 pub(crate) mod commands;
 pub(crate) mod completion;
+pub(crate) mod doctor;
 pub(crate) mod echo;
 pub mod engine;
 pub mod error;

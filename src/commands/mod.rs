@@ -6,6 +6,7 @@
 //! and its `report/` and `render/` files.
 
 mod budgets;
+mod doctor;
 mod explain;
 pub(crate) mod forecast;
 mod instance_types;
@@ -66,6 +67,7 @@ pub(crate) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, baseline: Option<S
         Command::Score { target } => score::run(ctx, snapshot, target),
         Command::PdbAudit { fail_on, fixes } => pdb_audit::run(ctx, snapshot, *fail_on, *fixes),
         Command::Budgets { target } => budgets::run(ctx, snapshot, target.as_ref()),
+        Command::Doctor { target, fail_on } => doctor::run(ctx, snapshot, target.as_ref(), *fail_on),
         Command::InstanceTypes { target } => instance_types::run(ctx, snapshot, target),
         Command::Forecast(args) => forecast::run(ctx, args, std::mem::take(snapshot), baseline),
         Command::Snapshot { .. } | Command::Completion { .. } => {

@@ -234,6 +234,7 @@ fn target_kinds(subcommand: &str) -> &'static [Kind] {
     match subcommand {
         "explain" => &[Kind::Node, Kind::NodeClaim, Kind::Pod],
         "score" | "budgets" => &[Kind::NodePool],
+        "doctor" => &[Kind::Node],
         _ => &[],
     }
 }
@@ -247,7 +248,7 @@ fn positional(subcommand: Option<&str>, index: usize, line: &Line, names: &mut N
             "",
             directive::NO_FILE_COMP,
         ),
-        (Some(sub @ ("explain" | "score" | "budgets")), 0) => target(target_kinds(sub), current, names),
+        (Some(sub @ ("explain" | "score" | "budgets" | "doctor")), 0) => target(target_kinds(sub), current, names),
         // Nothing after a complete target, and nothing for subcommands without positionals.
         _ => Completion::none(),
     }

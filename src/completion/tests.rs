@@ -29,6 +29,7 @@ fn kind_prefixes_ask_for_no_space() {
     assert_eq!(values(&at(&["explain", ""])), ["node/", "nodeclaim/", "pod/"]);
     assert_eq!(values(&at(&["score", ""])), ["nodepool/"]);
     assert_eq!(values(&at(&["budgets", "n"])), ["nodepool/"]);
+    assert_eq!(values(&at(&["doctor", ""])), ["node/"]);
 }
 
 #[test]

@@ -147,6 +147,8 @@ fn run(
         .info
         .unread
         .iter()
+        // Only `doctor` reads Karpenter's disruption metrics; the replay does not rest on them.
+        .filter(|u| u.kind != crate::snapshot::DISRUPTION_METRICS)
         .map(|u| {
             Reason::new(
                 Code::Uncertain,

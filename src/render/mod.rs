@@ -2,6 +2,7 @@
 //! read the report; every number they print is already in it.
 
 mod catalogue;
+mod doctor;
 mod explain;
 mod fit;
 mod forecast;
@@ -65,6 +66,7 @@ pub(crate) fn render(
                 Report::PdbAudit(a) => pdb_audit::table(a, styles, wide, no_headers, width),
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
                 Report::Budgets(b) => tables::budgets(b, styles, wide, no_headers, width),
+                Report::Doctor(d) => doctor::text(d, markdown),
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, no_headers, width),
                 Report::Forecast(f) => forecast::forecast(f, markdown, no_headers, width),
                 Report::ForecastComparison(c) => forecast::comparison(c, markdown, no_headers, width),
@@ -107,7 +109,7 @@ fn uncertain_lines(report: &Report, styles: &Styles, markdown: bool) -> String {
         Report::Budgets(b) => &b.uncertain,
         Report::Forecast(f) => &f.uncertain,
         Report::ForecastComparison(c) => &c.with.uncertain,
-        Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) => return String::new(),
+        Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) | Report::Doctor(_) => return String::new(),
     };
     let mut out = String::new();
     for reason in reasons {

@@ -5,6 +5,7 @@
 //! these types.
 
 pub(crate) mod budgets;
+pub(crate) mod doctor;
 pub mod explain;
 pub(crate) mod forecast;
 pub(crate) mod impact;
@@ -121,6 +122,8 @@ pub fn uncertain(
 ) -> Vec<crate::reason::Reason> {
     unread
         .iter()
+        // Only `doctor` reads Karpenter's disruption metrics (it says so itself).
+        .filter(|u| u.kind != crate::snapshot::DISRUPTION_METRICS)
         .map(|u| {
             let what = affects(&u.kind).unwrap_or("conclusions that depend on them are uncertain");
             crate::reason::Reason::new(
@@ -140,6 +143,7 @@ pub enum Report {
     Score(score::Score),
     PdbAudit(pdb_audit::PdbAudit),
     Budgets(budgets::Budgets),
+    Doctor(Box<doctor::Doctor>),
     InstanceTypes(Box<instance_types::Catalogue>),
     Forecast(Box<forecast::ForecastDoc>),
     ForecastComparison(Box<forecast::ComparisonDoc>),

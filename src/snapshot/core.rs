@@ -269,6 +269,19 @@ pub struct Event {
     pub event_time: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,
+    /// Who wrote it: `karpenter` for Karpenter's recorder (client-go `tools/record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<EventSource>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reporting_component: String,
+}
+
+/// A core/v1 Event's `source`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventSource {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub component: String,
 }
 
 impl Event {

@@ -640,6 +640,12 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
             let types: Vec<InstanceType> = typed_unnamed(object, at, head, true)?;
             snapshot.merge_instance_types(types);
         }
+        ("kubectl-consolidation", "DisruptionMetrics") => {
+            let metrics: super::DisruptionMetrics = typed_unnamed(object, at, head, false)?;
+            let mut all = snapshot.disruption_metrics.take().unwrap_or_default();
+            all.samples.extend(metrics.samples);
+            snapshot.disruption_metrics = Some(all);
+        }
         _ => {}
     }
     Ok(false)
@@ -765,6 +771,9 @@ pub(super) fn sort(s: &mut Snapshot) {
     by_key(&mut s.node_classes, |o| &o.metadata);
     sort_stable(&mut s.events, |a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
     sort_stable(&mut s.instance_types, |a, b| a.name.cmp(&b.name));
+    if let Some(m) = &mut s.disruption_metrics {
+        m.sort();
+    }
 }
 
 /// `slice::sort_by`'s order (stable: equal keys keep their arrival order) without its scratch

@@ -185,6 +185,11 @@ fn visit<V: Visitor>(s: &Snapshot, redaction: Option<&Redaction>, f: &mut V) -> 
     if !types.is_empty() {
         f.item(&InstanceTypes { api_version: API_VERSION, kind: "InstanceTypes", items: types })?;
     }
+    if let Some(metrics) = &s.disruption_metrics {
+        let redacted = redaction.map(|r| r.disruption_metrics(metrics));
+        let object = redacted.as_ref().unwrap_or(metrics);
+        f.item(&WithKind { api_version: API_VERSION, kind: "DisruptionMetrics", object })?;
+    }
     all(f, redaction, &s.node_pools, "karpenter.sh/v1", "NodePool")?;
     all(f, redaction, &s.node_claims, "karpenter.sh/v1", "NodeClaim")?;
     all(f, redaction, &s.node_classes, "karpenter.k8s.aws/v1", "EC2NodeClass")?;

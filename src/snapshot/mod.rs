@@ -15,6 +15,7 @@ mod karpenter;
 mod meta;
 mod nodeclass;
 pub mod redact;
+mod signals;
 mod storage;
 mod stream;
 mod time;
@@ -23,7 +24,7 @@ mod workloads;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
-    ClaimRef, ClaimTemplate, Container, ContainerPort, ContainerResources, EnvVar, EphemeralVolume, Event,
+    ClaimRef, ClaimTemplate, Container, ContainerPort, ContainerResources, EnvVar, EphemeralVolume, Event, EventSource,
     InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget, PodSpec, PodStatus,
     ResourceList, Resources, Volume,
 };
@@ -34,6 +35,7 @@ pub use karpenter::{
 };
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
 pub use nodeclass::NodeClass;
+pub use signals::{bound_events, DisruptionMetrics, MetricSample, DISRUPTION_METRICS};
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
     PvcSpec, PvcStatus, StorageClass,
@@ -61,6 +63,8 @@ pub struct Snapshot {
     pub storage_classes: Vec<StorageClass>,
     pub csi_nodes: Vec<CsiNode>,
     pub events: Vec<Event>,
+    /// Karpenter's disruption metrics as scraped (`doctor`); `None` when not read.
+    pub disruption_metrics: Option<DisruptionMetrics>,
     pub node_pools: Vec<NodePool>,
     pub node_claims: Vec<NodeClaim>,
     /// `karpenter.k8s.aws/v1 EC2NodeClass`es.

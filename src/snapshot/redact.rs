@@ -485,6 +485,17 @@ impl Redactor {
         }
     }
 
+    /// A metric's `nodepool` label is a NodePool name; `build_info`'s labels and every other
+    /// label (reasons, decisions, codes) are Karpenter's own words and stay.
+    fn disruption_metrics(&mut self, metrics: &mut crate::snapshot::DisruptionMetrics) {
+        for sample in &mut metrics.samples {
+            if let Some(pool) = sample.labels.get_mut("nodepool") {
+                *pool = self.name("nodepool", pool);
+            }
+        }
+        metrics.sort();
+    }
+
     fn event(&mut self, event: &mut Event) {
         self.meta("event", &mut event.metadata);
         let involved = &mut event.involved_object;
@@ -548,6 +559,9 @@ impl Redactor {
     fn snapshot(&mut self, s: &mut Snapshot) {
         redact_info(&mut s.info);
         s.node_pools.iter_mut().for_each(|p| self.node_pool(p));
+        if let Some(m) = &mut s.disruption_metrics {
+            self.disruption_metrics(m);
+        }
         s.nodes.iter_mut().for_each(|n| self.node(n));
         s.node_claims.iter_mut().for_each(|c| self.node_claim(c));
         s.instance_types.iter_mut().for_each(|it| self.instance_type(it));

@@ -295,8 +295,7 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         message: format!("{} `{}`, field `{}`: {}", e.kind, e.name, e.field, e.message),
         help: format!("{}; the API server sent this object, so please report it as a bug", e.help),
     })?;
-    unread.sort_by(|a, b| a.kind.cmp(&b.kind));
-    snapshot.info.unread = unread;
+    snapshot.events = crate::snapshot::bound_events(std::mem::take(&mut snapshot.events));
     snapshot.info.captured_at = Some(jiff::Timestamp::now());
     if let Some(version) = controller.as_ref().and_then(|c| c.version.clone()) {
         snapshot.info.karpenter_version = Some(version);
@@ -304,25 +303,41 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
 
     // `--prices` supplies what the metrics would have, and is applied by `prepare::apply_prices`
     // exactly as on a snapshot file: scraping too would let the two inputs differ after it.
+    // The same scrape gives `doctor` its disruption families; when it fails, that is named in
+    // `info.unread` (kind DisruptionMetrics) so `doctor` says what it could not judge.
+    let mut metrics_unread = |reason: String| {
+        unread.push(UnreadKind { kind: crate::snapshot::DISRUPTION_METRICS.to_owned(), reason });
+    };
     match &controller {
-        _ if args.prices_given => {}
+        _ if args.prices_given => metrics_unread("not scraped: --prices replaces the /metrics scrape".to_owned()),
         Some(controller) => match metrics::scrape(&http, controller).await {
-            Ok(text) => match super::prices::parse_prices(&text, "karpenter /metrics") {
-                Ok(types) if !types.is_empty() => {
-                    snapshot.merge_instance_types(types);
-                    snapshot.info.price_source = Some("metrics".to_owned());
+            Ok(text) => {
+                snapshot.disruption_metrics = Some(super::disruption_metrics::parse(&text));
+                match super::prices::parse_prices(&text, "karpenter /metrics") {
+                    Ok(types) if !types.is_empty() => {
+                        snapshot.merge_instance_types(types);
+                        snapshot.info.price_source = Some("metrics".to_owned());
+                    }
+                    Ok(_) => lines.push(price_warning(controller, "the metrics hold no instance types")),
+                    Err(e) => lines.push(price_warning(controller, &e.to_string())),
                 }
-                Ok(_) => lines.push(price_warning(controller, "the metrics hold no instance types")),
-                Err(e) => lines.push(price_warning(controller, &e.to_string())),
-            },
-            Err(why) => lines.push(price_warning(controller, &why)),
+            }
+            Err(why) => {
+                metrics_unread(why.clone());
+                lines.push(price_warning(controller, &why));
+            }
         },
-        None => lines.push(
+        None => {
+            metrics_unread("no Karpenter controller found".to_owned());
+            lines.push(
             "warning: no Karpenter controller found (Deployment or pods labelled app.kubernetes.io/name=karpenter), \
              so its metrics (offering prices and availability) were not read; --prices FILE supplies them"
                 .to_owned(),
-        ),
+            );
+        }
     }
+    unread.sort_by(|a, b| a.kind.cmp(&b.kind));
+    snapshot.info.unread = unread;
     for line in lines {
         // A closed stderr is no reason to lose the snapshot.
         let _ = writeln!(warnings, "{line}");

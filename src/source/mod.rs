@@ -5,6 +5,7 @@
 //! [`Snapshot::from_documents`], so they cannot disagree on what an object means.
 
 pub mod cluster;
+pub mod disruption_metrics;
 pub mod file;
 pub mod prices;
 pub mod window;

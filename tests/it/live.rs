@@ -98,6 +98,7 @@ fn paginated_live_snapshot_equals_the_file_snapshot_of_the_same_objects() {
     let mut expected = Snapshot::from_documents(served_objects()).unwrap();
     expected.merge_instance_types(parse_prices(&metrics, "metrics").unwrap());
     expected.info.price_source = Some("metrics".to_owned());
+    expected.disruption_metrics = Some(kubectl_consolidation::source::disruption_metrics::parse(&metrics));
     expected.info.karpenter_version = Some("v1.14.1".to_owned());
     expected.info.captured_at = live.info.captured_at;
     assert!(live.info.captured_at.is_some());

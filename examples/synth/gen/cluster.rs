@@ -528,6 +528,7 @@ pub(super) fn events(snapshot: &Snapshot, rng: &mut Rng, now: Timestamp) -> Vec<
                 first_timestamp: Some(ago(at, 3600)),
                 event_time: None,
                 count: Some(rng.below(40) as i32 + 1),
+                ..Event::default()
             }
         })
         .collect()

@@ -13,8 +13,9 @@ use serde_json::Value;
 
 use super::{redact_info, rewrite_conditions, rewrite_text, Redactor};
 use crate::snapshot::{
-    CsiNode, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodeClass, NodePool, ObjectMeta,
-    PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, Snapshot, SnapshotInfo, StorageClass, Workload,
+    CsiNode, DisruptionMetrics, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodeClass, NodePool,
+    ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, Snapshot, SnapshotInfo,
+    StorageClass, Workload,
 };
 
 /// An object the snapshot lists, as redaction sees it.
@@ -138,6 +139,9 @@ impl Redaction {
             ..Redactor::default()
         };
         visit_each(&mut first, &s.node_pools, "NodePool");
+        if let Some(m) = &s.disruption_metrics {
+            first.disruption_metrics(&mut m.clone());
+        }
         visit_each(&mut first, &s.nodes, "Node");
         visit_each(&mut first, &s.node_claims, "NodeClaim");
         for it in &s.instance_types {
@@ -181,6 +185,13 @@ impl Redaction {
             r.instance_type_class(it);
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// The metrics document with its NodePool labels redacted.
+    pub(in crate::snapshot) fn disruption_metrics(&self, metrics: &DisruptionMetrics) -> DisruptionMetrics {
+        let mut out = metrics.clone();
+        self.redactor.borrow_mut().disruption_metrics(&mut out);
         out
     }
 

@@ -68,6 +68,14 @@ fn snapshot() -> Snapshot {
         json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "checkout-7d9f-abcde.17a", "namespace": "shop"},
                "involvedObject": {"kind": "Pod", "name": "checkout-7d9f-abcde", "namespace": "shop"},
                "reason": "DisruptionBlocked", "message": "Cannot disrupt Node ip-10-0-1-7: pdb shop/checkout prevents pod evictions"}),
+        // v1.14.0 wording (`types.go` NewCandidate through `pretty.Sentence`, serrors suffix).
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "ip-10-0-1-7.18eda9817dc12ab8", "namespace": "default"},
+               "involvedObject": {"kind": "Node", "name": "ip-10-0-1-7"}, "lastTimestamp": "2026-12-03T06:23:00Z",
+               "source": {"component": "karpenter"}, "reportingComponent": "karpenter",
+               "reason": "DisruptionBlocked", "message": "Pdb prevents pod evictions (PodDisruptionBudget=[shop/checkout])"}),
+        json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "DisruptionMetrics", "samples": [
+               {"name": "karpenter_nodepools_allowed_disruptions", "labels": {"nodepool": "payments", "reason": "Underutilized"}, "value": 0},
+               {"name": "karpenter_voluntary_disruption_eligible_nodes", "labels": {"reason": "underutilized"}, "value": 1}]}),
         json!({"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "InstanceTypes",
                "items": [{"name": "m5.large", "capacity": {"cpu": "2"}, "offerings": [{"zone": "us-east-1a", "capacityType": "spot", "price": 0.03}]}]}),
     ];
@@ -174,6 +182,16 @@ fn keeps_what_the_replay_compares_and_hides_the_rest() {
         assert!(!text.contains(secret), "`{secret}` survived redaction");
     }
     assert!(r.events[0].message.starts_with("Cannot disrupt Node node-"), "{}", r.events[0].message);
+    let blocked = &r.events[1].message;
+    assert!(
+        blocked.starts_with("Pdb prevents pod evictions (PodDisruptionBudget=[") && !blocked.contains("shop/"),
+        "{blocked}"
+    );
+    assert_eq!(r.events[1].source, original.events[1].source, "Karpenter's component name stays");
+    let metrics = r.disruption_metrics.as_ref().expect("metrics kept");
+    let pool = metrics.samples.iter().find_map(|s| s.labels.get("nodepool")).expect("a pool label");
+    assert_eq!(pool, &r.node_pools[0].metadata.name, "the label is the pool's redacted name");
+    assert_eq!(metrics.samples.iter().find_map(|s| s.labels.get("reason")).map(String::as_str), Some("Underutilized"));
     assert!(r.node_claims[0].status.conditions[0].message.as_deref().unwrap().starts_with("NodePool nodepool-"));
 }
 
