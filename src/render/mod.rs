@@ -89,10 +89,11 @@ pub(crate) fn render(
 /// with their source; the provider → core row when one was used).
 fn header(assumed: &Assumed, markdown: bool) -> String {
     let rules = &assumed.rules;
-    let changed: Vec<String> = assumed.changed().map(|(k, s)| format!("{k}={} ({})", crate::echo::capped(&s.value), s.source)).collect();
+    let changed: Vec<String> =
+        assumed.changed().map(|(k, s)| format!("{k}={} ({})", crate::echo::capped(&s.value), s.source)).collect();
     let settings = if changed.is_empty() { "defaults".to_owned() } else { changed.join(", ") };
     let row = rules.provider_row.as_ref().map(|r| format!("; {r}")).unwrap_or_default();
-    let from = if rules.from.starts_with("assumed") { crate::echo::capped(&rules.from) } else { format!("from {}", crate::echo::capped(&rules.from)) };
+    let from = if rules.from.starts_with("assumed") { rules.from.clone() } else { format!("from {}", rules.from) };
     let line = format!("Karpenter {} rules ({from}{row}); settings: {settings}", rules.version);
     if markdown {
         format!("_{line}_\n\n")
