@@ -334,16 +334,7 @@ fn exec_credential_plugin_supplies_the_token() {
     let server = FakeApiServer::start(Config::new(&served_objects()));
     let dir = tempfile::tempdir().unwrap();
     let credential = r#"{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"fake-token"}}"#;
-    let kubeconfig = json!({
-        "apiVersion": "v1", "kind": "Config", "current-context": "eks",
-        "clusters": [{"name": "eks", "cluster": {"server": server.url()}}],
-        "contexts": [{"name": "eks", "context": {"cluster": "eks", "user": "aws"}}],
-        "users": [{"name": "aws", "user": {"exec": {
-            "apiVersion": "client.authentication.k8s.io/v1beta1",
-            "command": "/bin/sh", "args": ["-c", format!("echo '{credential}'")]}}}]
-    });
-    let path = dir.path().join("kubeconfig");
-    std::fs::write(&path, kubeconfig.to_string()).unwrap();
+    let path = exec_kubeconfig(&server, dir.path(), &format!("echo '{credential}'"));
     let args = ClusterArgs {
         kubeconfig: Some(path),
         request_timeout: Some(Duration::from_secs(10)),
