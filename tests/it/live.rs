@@ -397,8 +397,8 @@ const EC2_SCENARIO: &str = "own-real-ec2-replace";
 /// The scenario's clock, so every replay below judges the same instant.
 const EC2_NOW: &str = "2026-11-29T10:00:00Z";
 
-/// `plan -o json`'s commands and each node's (verdict, action, reason), and its stderr.
-fn plan_outcome(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> (Value, String) {
+/// `plan -o json` at the EC2 scenario's clock with `args`, and its stderr; the run must succeed.
+fn plan_json(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> (Value, String) {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"));
     command.args(args).args(["--now", EC2_NOW, "plan", "-o", "json"]).env("HOME", home).env("NO_COLOR", "1");
     match kubeconfig {
@@ -408,7 +408,12 @@ fn plan_outcome(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> (Value
     let output = command.output().expect("run the binary");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{args:?}: exit {:?}; stderr:\n{stderr}", output.status.code());
-    let report: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    (serde_json::from_slice(&output.stdout).expect("stdout is JSON"), stderr)
+}
+
+/// `plan -o json`'s commands and each node's (verdict, action, reason), and its stderr.
+fn plan_outcome(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> (Value, String) {
+    let (report, stderr) = plan_json(args, kubeconfig, home);
     let nodes: Vec<Value> = report["nodes"]
         .as_array()
         .expect("nodes")
@@ -462,15 +467,7 @@ fn live_with_metrics_only_gives_the_file_replay_answer_for_real_ec2_types() {
 /// The whole `-o json` plan with `args`, `capturedAt` removed (live reads the clock, a file its
 /// own capture time): the only field in which a live and a file replay of one state may differ.
 fn plan_document(args: &[&str], kubeconfig: Option<&Path>, home: &Path) -> String {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"));
-    command.args(args).args(["--now", EC2_NOW, "plan", "-o", "json"]).env("HOME", home).env("NO_COLOR", "1");
-    match kubeconfig {
-        Some(k) => command.env("KUBECONFIG", k),
-        None => command.env_remove("KUBECONFIG"),
-    };
-    let output = command.output().expect("run the binary");
-    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    let mut report: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    let (mut report, _) = plan_json(args, kubeconfig, home);
     report.as_object_mut().expect("a JSON object").remove("capturedAt");
     serde_json::to_string_pretty(&report).expect("JSON")
 }
