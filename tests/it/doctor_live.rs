@@ -129,14 +129,7 @@ fn live_doctor_reads_karpenters_events_and_metrics() {
 #[test]
 fn live_snapshot_carries_the_disruption_metrics_document() {
     let server = FakeApiServer::start(config());
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
-        .args(["snapshot", "-o", "json"])
-        .env("KUBECONFIG", &kubeconfig)
-        .env("HOME", dir.path())
-        .output()
-        .expect("run the binary");
+    let output = support::run_against(&server, &["snapshot", "-o", "json"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let items = document["items"].as_array().unwrap();

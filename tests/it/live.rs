@@ -312,15 +312,7 @@ fn unknown_context_is_a_kubeconfig_error() {
 fn binary_snapshot_json_against_the_fake() {
     let (config, _) = seed_config();
     let server = FakeApiServer::start(config);
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
-        .args(["snapshot", "-o", "json"])
-        .env("KUBECONFIG", &kubeconfig)
-        .env("HOME", dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run the binary");
+    let output = support::run_against(&server, &["snapshot", "-o", "json"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "exit {:?}; stderr:\n{stderr}", output.status.code());
     let document: Value = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
@@ -581,16 +573,7 @@ fn only_verdicts_that_rest_on_estimated_figures_are_uncertain() {
 /// stdout and stderr.
 fn run_forbidden(forbidden: &str, args: &[&str]) -> (Option<i32>, String, String) {
     let (config, _) = seed_config();
-    let server = FakeApiServer::start(config.forbid(forbidden));
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
-        .args(args)
-        .env("KUBECONFIG", &kubeconfig)
-        .env("HOME", dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run the binary");
+    let output = support::run_against(&FakeApiServer::start(config.forbid(forbidden)), args);
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (output.status.code(), text(&output.stdout), text(&output.stderr))
 }

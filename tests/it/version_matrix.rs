@@ -124,15 +124,7 @@ fn live_mode_reads_the_chart_labels_when_the_image_has_only_a_digest() {
     let mut objects = support::scenario_objects("own-version-method-order-v1.4.2");
     objects.push(controller(&format!("public.ecr.aws/karpenter/controller@{DIGEST}"), "1.0.14"));
     let server = FakeApiServer::start(Config::new(&objects));
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    let output = std::process::Command::new(support::BIN)
-        .args(["plan", "--now", "2026-11-29T10:00:00Z"])
-        .env("KUBECONFIG", &kubeconfig)
-        .env("HOME", dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run the binary");
+    let output = support::run_against(&server, &["plan", "--now", "2026-11-29T10:00:00Z"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "exit {:?}; stderr:\n{stderr}", output.status.code());
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -161,3 +161,16 @@ pub(crate) fn metrics_text(types: &[InstanceType]) -> String {
     out.push_str("# TYPE go_goroutines gauge\ngo_goroutines 312\n");
     out
 }
+
+/// Runs the binary with `args` against `server` (a kubeconfig and `HOME` in a fresh folder,
+/// colour off), as a user on a cluster would.
+pub(crate) fn run_against(server: &fake_apiserver::FakeApiServer, args: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .args(args)
+        .env("KUBECONFIG", server.write_kubeconfig(dir.path()))
+        .env("HOME", dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run the binary")
+}
