@@ -220,7 +220,7 @@ fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, health
     status.disruptions_allowed = rule.disruptions_allowed(status.expected_pods, status.current_healthy);
 }
 
-/// Scales a Deployment or StatefulSet to `value` replicas.
+/// Scales a Deployment or StatefulSet to `value` replicas (`--set deployment/NS/NAME.replicas=N`).
 fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value: &str) -> Result<String, String> {
     let (ns, name, field) = split_target(text, rest, "deployment/NS/NAME.replicas=N")?;
     if field != "replicas" {
@@ -228,14 +228,29 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
     }
     let wanted = replica_count(value).map_err(|why| format!("`{text}`: {why}"))?;
     let kind_name = if kind == "deployment/" { "Deployment" } else { "StatefulSet" };
+    scale_workload(snapshot, kind_name, ns, name, wanted).map_err(|why| format!("`{text}`: {why}"))?;
+    Ok(format!("{} {ns}/{name}: replicas={wanted}", kind.trim_end_matches('/')))
+}
+
+/// Scales the Deployment or StatefulSet `kind_name/ns/name` (`kind_name` is `Deployment` or
+/// `StatefulSet`) to `wanted` replicas: extra pods are removed (highest names first), new ones
+/// join as pending copies of an existing pod, and the PDBs over them are recounted. Returns the
+/// keys (`ns/name`) of the pods it added. Shared by `--set` and `diff -f`.
+pub(crate) fn scale_workload(
+    snapshot: &mut Snapshot,
+    kind_name: &str,
+    ns: &str,
+    name: &str,
+    wanted: usize,
+) -> Result<Vec<String>, String> {
     let id = format!("{kind_name}/{ns}/{name}");
     let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
     let Some(w) = workloads.names.iter().position(|n| *n == id) else {
-        return Err(format!("`{text}`: no pods of {id} in the snapshot"));
+        return Err(format!("no pods of {id} in the snapshot"));
     };
     let mut keys = workloads.pods[w].clone();
     keys.sort();
-    let items = if kind == "deployment/" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
+    let items = if kind_name == "Deployment" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
     if let Some(obj) = items.iter_mut().find(|d| d.metadata.namespace() == ns && d.metadata.name == name) {
         obj.spec.replicas = Some(i32::try_from(wanted).unwrap_or(i32::MAX));
     }
@@ -249,6 +264,7 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
             .unwrap_or_default()
     };
     let pdbs = keys.first().map(|k| limits_of(snapshot, k)).unwrap_or_default();
+    let mut added_keys = Vec::new();
     let (expected, healthy) = if wanted < keys.len() {
         let removed: std::collections::BTreeSet<&String> = keys[wanted..].iter().collect();
         let ready = snapshot
@@ -263,13 +279,14 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
             .first()
             .and_then(|k| snapshot.pods.iter().find(|p| p.metadata.key() == *k))
             .cloned()
-            .ok_or_else(|| format!("`{text}`: no pod of {id} to copy"))?;
+            .ok_or_else(|| format!("no pod of {id} to copy"))?;
         let added = wanted - keys.len();
         for i in 0..added {
             let mut copy = template.clone();
             copy.metadata.name = format!("{}-whatif-{i}", template.metadata.name);
             copy.spec.node_name = None;
             copy.status = crate::snapshot::PodStatus { phase: Some("Pending".into()), ..Default::default() };
+            added_keys.push(copy.metadata.key());
             snapshot.pods.push(copy);
         }
         (i32::try_from(added).unwrap_or(0), 0)
@@ -277,7 +294,7 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
     for pdb in snapshot.pdbs.iter_mut().filter(|p| pdbs.contains(&p.metadata.key())) {
         recount(pdb, expected, healthy);
     }
-    Ok(format!("{} {ns}/{name}: replicas={wanted}", kind.trim_end_matches('/')))
+    Ok(added_keys)
 }
 
 #[cfg(test)]
