@@ -87,6 +87,13 @@ pub(crate) enum Command {
     ///
     /// Launch, startup and drain times are estimates (defaults marked in the output).
     Forecast(ForecastArgs),
+    /// What a change does to the round — an upgrade, manifests, a what-if — before and after,
+    /// and the part of the change behind each node that moves.
+    ///
+    /// The change is `-f` manifests, `--set`, `--karpenter-setting` and `--karpenter-version`:
+    /// in `diff` they describe the after side; the before side is the cluster as read.
+    #[command(after_help = "Examples:\n  kubectl consolidation diff --karpenter-version v1.14.1\n  kubectl consolidation diff -f nodepool.yaml -f pdbs/\n  kubectl consolidation diff --set budgets=20% --forecast\n  kubectl consolidation diff -f manifests/ --fail-on zero-ready   # in CI")]
+    Diff(DiffArgs),
     /// Write the state that was read, to replay offline or attach to a bug report.
     ///
     /// `-o FILE` writes to a file (format from its extension), `-o json|yaml` to stdout.
@@ -123,6 +130,29 @@ pub(crate) struct ForecastArgs {
     /// A pod's termination grace when it sets none (default 30s, Kubernetes').
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub termination_grace: Option<jiff::SignedDuration>,
+}
+
+/// `diff`'s change and gate.
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// Manifests to apply, as `kubectl apply -f` reads them (repeatable): a file, a directory
+    /// (its .yaml, .yml and .json files), or `-` for stdin.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    /// Compare the forecasts too: rounds until Karpenter settles, and each workload's bill.
+    #[arg(long)]
+    pub forecast: bool,
+    /// Exit 3 when the change sends a workload to zero ready pods (`zero-ready`), or moves
+    /// anything at all (`change`).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub fail_on: Option<DiffFailOn>,
+}
+
+/// `diff --fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DiffFailOn {
+    ZeroReady,
+    Change,
 }
 
 /// A non-negative duration: `90s`, `5m`, `1h30m`.

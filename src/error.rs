@@ -99,6 +99,10 @@ pub enum Error {
     )]
     EmptySnapshot { path: String },
 
+    #[error("`{path}` {message}")]
+    #[diagnostic(code(input::manifest), help("{help}"))]
+    Manifest { path: String, message: String, help: String },
+
     #[error("could not read prices from `{path}`: {message}")]
     #[diagnostic(
         code(input::prices),

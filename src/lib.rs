@@ -24,6 +24,7 @@ pub(crate) mod echo;
 pub mod engine;
 pub mod error;
 pub mod forecast;
+pub(crate) mod manifest;
 pub(crate) mod object_ref;
 pub(crate) mod prepare;
 pub mod quantity;

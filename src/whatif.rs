@@ -232,8 +232,8 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
     Ok(format!("{} {ns}/{name}: replicas={wanted}", kind.trim_end_matches('/')))
 }
 
-/// Scales the Deployment or StatefulSet `kind_name/ns/name` (`kind_name` is `Deployment` or
-/// `StatefulSet`) to `wanted` replicas: extra pods are removed (highest names first), new ones
+/// Scales the workload `kind_name/ns/name` (`kind_name` is `Deployment`, `StatefulSet` or
+/// `ReplicaSet`) to `wanted` replicas: extra pods are removed (highest names first), new ones
 /// join as pending copies of an existing pod, and the PDBs over them are recounted. Returns the
 /// keys (`ns/name`) of the pods it added. Shared by `--set` and `diff -f`.
 pub(crate) fn scale_workload(
@@ -250,7 +250,11 @@ pub(crate) fn scale_workload(
     };
     let mut keys = workloads.pods[w].clone();
     keys.sort();
-    let items = if kind_name == "Deployment" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
+    let items = match kind_name {
+        "Deployment" => &mut snapshot.deployments,
+        "ReplicaSet" => &mut snapshot.replica_sets,
+        _ => &mut snapshot.stateful_sets,
+    };
     if let Some(obj) = items.iter_mut().find(|d| d.metadata.namespace() == ns && d.metadata.name == name) {
         obj.spec.replicas = Some(i32::try_from(wanted).unwrap_or(i32::MAX));
     }

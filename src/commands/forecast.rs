@@ -39,6 +39,12 @@ pub(super) fn run(
     Ok(Outcome::ok(report))
 }
 
+/// The default delays, with the global `--pod-startup` (`diff --forecast`).
+pub(crate) fn default_delays(pod_startup: jiff::SignedDuration) -> Delays {
+    let d = Delays::default();
+    Delays { pod_startup: Figure { value: pod_startup, default: pod_startup == d.pod_startup.value }, ..d }
+}
+
 /// The forecast's delays: each flag over its default, the default marked as such.
 fn delays(args: &ForecastArgs, pod_startup: jiff::SignedDuration) -> Delays {
     let d = Delays::default();

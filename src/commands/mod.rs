@@ -6,6 +6,7 @@
 //! and its `report/` and `render/` files.
 
 mod budgets;
+pub(crate) mod diff;
 mod doctor;
 mod explain;
 pub(crate) mod forecast;
@@ -70,8 +71,8 @@ pub(crate) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, baseline: Option<S
         Command::Doctor { target, fail_on } => doctor::run(ctx, snapshot, target.as_ref(), *fail_on),
         Command::InstanceTypes { target } => instance_types::run(ctx, snapshot, target),
         Command::Forecast(args) => forecast::run(ctx, args, std::mem::take(snapshot), baseline),
-        Command::Snapshot { .. } | Command::Completion { .. } => {
-            unreachable!("`snapshot` and `completion` write no report and are handled by app.rs")
+        Command::Snapshot { .. } | Command::Completion { .. } | Command::Diff(_) => {
+            unreachable!("`snapshot`, `completion` and `diff` (which prepares two sides) are run by app.rs")
         }
     }
 }

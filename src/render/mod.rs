@@ -2,6 +2,7 @@
 //! read the report; every number they print is already in it.
 
 mod catalogue;
+mod diff;
 mod doctor;
 mod explain;
 mod fit;
@@ -67,6 +68,7 @@ pub(crate) fn render(
                 Report::Budgets(b) if markdown => tables::budgets_markdown(b),
                 Report::Budgets(b) => tables::budgets(b, styles, wide, no_headers, width),
                 Report::Doctor(d) => doctor::text(d, markdown),
+                Report::Diff(d) => diff::text(d, styles, markdown, no_headers, width),
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, no_headers, width),
                 Report::Forecast(f) => forecast::forecast(f, markdown, no_headers, width),
                 Report::ForecastComparison(c) => forecast::comparison(c, markdown, no_headers, width),
@@ -110,6 +112,7 @@ fn uncertain_lines(report: &Report, styles: &Styles, markdown: bool) -> String {
         Report::Budgets(b) => &b.uncertain,
         Report::Forecast(f) => &f.uncertain,
         Report::ForecastComparison(c) => &c.with.uncertain,
+        Report::Diff(d) => &d.uncertain,
         Report::Plan(_) | Report::Explain(_) | Report::InstanceTypes(_) | Report::Doctor(_) => return String::new(),
     };
     let mut out = String::new();

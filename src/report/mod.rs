@@ -5,6 +5,7 @@
 //! these types.
 
 pub(crate) mod budgets;
+pub(crate) mod diff;
 pub(crate) mod doctor;
 pub mod explain;
 pub(crate) mod forecast;
@@ -147,4 +148,5 @@ pub enum Report {
     InstanceTypes(Box<instance_types::Catalogue>),
     Forecast(Box<forecast::ForecastDoc>),
     ForecastComparison(Box<forecast::ComparisonDoc>),
+    Diff(Box<diff::DiffDoc>),
 }

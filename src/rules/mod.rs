@@ -148,6 +148,22 @@ impl RuleSet {
         RULES.iter().zip(self.active).any(|(r, on)| r.rule == rule && on)
     }
 
+    /// This rule set with `rule` in force or not (`diff` flips one rule at a time to find the
+    /// one that moves a verdict).
+    pub fn with(mut self, rule: Rule, on: bool) -> RuleSet {
+        for (slot, row) in self.active.iter_mut().zip(RULES.iter()) {
+            if row.rule == rule {
+                *slot = on;
+            }
+        }
+        self
+    }
+
+    /// The rules whose value differs between two rule sets, with `other`'s value.
+    pub fn differences(&self, other: &RuleSet) -> Vec<(&'static RuleRow, bool)> {
+        RULES.iter().zip(self.active.iter().zip(other.active)).filter(|(_, (a, b))| **a != *b).map(|(r, (_, b))| (r, b)).collect()
+    }
+
     /// The rows whose value differs from the newest version's: what JSON lists and what an
     /// explanation cites.
     pub fn differing(&self) -> Vec<&'static RuleRow> {

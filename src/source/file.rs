@@ -368,7 +368,7 @@ fn syntax(text: &str, name: &str, message: String, offset: Option<usize>) -> Err
 }
 
 /// Maps a decode error to a diagnostic with the best location we can find in the text.
-fn locate(e: &DecodeError, text: &str, name: &str) -> Error {
+pub(crate) fn locate(e: &DecodeError, text: &str, name: &str) -> Error {
     if e.kind == "document" {
         let offset = e.offset;
         return syntax(text, name, e.message.clone(), offset);

@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod disruption_metrics;
 pub mod file;
+pub(crate) mod manifests;
 pub mod prices;
 pub mod window;
 
