@@ -184,8 +184,12 @@ fn prepare_and_run(
 /// `diff -f`: the manifests, read before the snapshot so that a bad one fails at once.
 fn read_manifests(cli: &Cli, files: &[std::path::PathBuf]) -> Result<Vec<crate::manifest::Manifest>, Failure> {
     let stdin = |p: &std::path::PathBuf| p.as_os_str() == "-";
-    if files.iter().filter(|p| stdin(p)).count() > 1 || (files.iter().any(stdin) && cli.input.snapshot.as_ref().is_some_and(stdin)) {
-        return Err(Failure::Usage("stdin (`-`) can be read once: pass the snapshot or one -f from it, not both".into()));
+    if files.iter().filter(|p| stdin(p)).count() > 1
+        || (files.iter().any(stdin) && cli.input.snapshot.as_ref().is_some_and(stdin))
+    {
+        return Err(Failure::Usage(
+            "stdin (`-`) can be read once: pass the snapshot or one -f from it, not both".into(),
+        ));
     }
     Ok(source::manifests::read(files)?)
 }
@@ -213,7 +217,12 @@ fn diff(
 }
 
 /// Renders the report for the screen or the pipe and writes it.
-fn write_report(cli: &Cli, format: Format, report: &crate::report::Report, assumed: &crate::report::Assumed) -> Result<(), Failure> {
+fn write_report(
+    cli: &Cli,
+    format: Format,
+    report: &crate::report::Report,
+    assumed: &crate::report::Assumed,
+) -> Result<(), Failure> {
     let colour = color_enabled(cli.output.color);
     let styles = if colour { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };

@@ -92,7 +92,9 @@ pub(crate) enum Command {
     ///
     /// The change is `-f` manifests, `--set`, `--karpenter-setting` and `--karpenter-version`:
     /// in `diff` they describe the after side; the before side is the cluster as read.
-    #[command(after_help = "Examples:\n  kubectl consolidation diff --karpenter-version v1.14.1\n  kubectl consolidation diff -f nodepool.yaml -f pdbs/\n  kubectl consolidation diff --set budgets=20% --forecast\n  kubectl consolidation diff -f manifests/ --fail-on zero-ready   # in CI")]
+    #[command(
+        after_help = "Examples:\n  kubectl consolidation diff --karpenter-version v1.14.1\n  kubectl consolidation diff -f nodepool.yaml -f pdbs/\n  kubectl consolidation diff --set budgets=20% --forecast\n  kubectl consolidation diff -f manifests/ --fail-on zero-ready   # in CI"
+    )]
     Diff(DiffArgs),
     /// Write the state that was read, to replay offline or attach to a bug report.
     ///

@@ -84,8 +84,7 @@ pub(crate) fn run(
     let before = build(&Spec::default())?;
     let mut after = build(&Spec { parts: parts.clone(), version })?;
     // Objects that change nothing read are not parts (they would attribute nothing).
-    let unchanged: Vec<String> =
-        after.applied.iter().filter(|a| !a.changes()).map(|a| a.object.clone()).collect();
+    let unchanged: Vec<String> = after.applied.iter().filter(|a| !a.changes()).map(|a| a.object.clone()).collect();
     parts.retain(|p| !matches!(p, Part::Object { object, .. } if unchanged.contains(&object.id())));
     for (row, on) in before.snapshot.info.rules.differences(&after.snapshot.info.rules) {
         parts.push(Part::Rule { rule: row.rule, on });
@@ -111,15 +110,20 @@ pub(crate) fn run(
     }
 
     let changes = change_views(&parts, &ids, &after, &before);
-    let ignored: Vec<String> = manifests.iter().flat_map(|m| m.ignored.iter().map(|i| format!("{i} ({})", m.file))).collect();
+    let ignored: Vec<String> =
+        manifests.iter().flat_map(|m| m.ignored.iter().map(|i| format!("{i} ({})", m.file))).collect();
     let forecast = args.forecast.then(|| {
         let delays = super::forecast::default_delays(input.pod_startup.0);
         let unread = after.snapshot.info.unread.clone();
         let limits = Limits::default();
         let descriptions: Vec<String> = changes.iter().map(|c| format!("{}: {}", c.target, c.description)).collect();
-        let without = report::forecast::document(&forecast(before.snapshot.clone(), ctx.now, &delays, limits), &[], &unread);
-        let with =
-            report::forecast::document(&forecast(std::mem::take(&mut after.snapshot), ctx.now, &delays, limits), &descriptions, &unread);
+        let without =
+            report::forecast::document(&forecast(before.snapshot.clone(), ctx.now, &delays, limits), &[], &unread);
+        let with = report::forecast::document(
+            &forecast(std::mem::take(&mut after.snapshot), ctx.now, &delays, limits),
+            &descriptions,
+            &unread,
+        );
         Box::new(report::forecast::comparison(without, with, &descriptions))
     });
     let to_zero = doc::newly(&plan_after.summary.zero_ready, &plan_before.summary.zero_ready);
@@ -233,7 +237,8 @@ fn attribute(
     let mut left_out = Vec::new();
     for i in 0..parts.len() {
         attribution.replays += 1;
-        let mut rest: Vec<Part<'_>> = parts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| p.clone()).collect();
+        let mut rest: Vec<Part<'_>> =
+            parts.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, p)| p.clone()).collect();
         // A rule is left out by flipping it back on the after version.
         if let Part::Rule { rule, on } = &parts[i] {
             rest.push(Part::Rule { rule: *rule, on: !on });
@@ -277,15 +282,11 @@ fn change_views(parts: &[Part<'_>], ids: &[String], after: &Side, before: &Side)
                     let id_of = object.id();
                     let applied = after.applied.iter().find(|a| a.object == id_of && a.file == *file);
                     let created = applied.is_some_and(|a| a.created);
-                    let mut v = view(
-                        "manifest",
-                        id_of,
-                        if created { "created".into() } else { "changed".into() },
-                    );
+                    let mut v = view("manifest", id_of, if created { "created".into() } else { "changed".into() });
                     v.file = Some((*file).to_owned());
                     if let Some(a) = applied {
-                        v.fields = a.fields.clone();
-                        v.notes = a.notes.clone();
+                        v.fields.clone_from(&a.fields);
+                        v.notes.clone_from(&a.notes);
                     }
                     v
                 }
@@ -301,8 +302,7 @@ fn change_views(parts: &[Part<'_>], ids: &[String], after: &Side, before: &Side)
                 Part::Setting(text) => view("setting", (*text).to_owned(), format!("--karpenter-setting {text}")),
                 Part::Rule { rule, on } => {
                     let row = crate::rules::row(*rule);
-                    let (from, to) =
-                        (&before.assumed.rules.version, &after.assumed.rules.version);
+                    let (from, to) = (&before.assumed.rules.version, &after.assumed.rules.version);
                     let description = if *on {
                         format!("in force at {to}, not at {from}")
                     } else {

@@ -77,47 +77,41 @@ pub(crate) fn order(object: &Object) -> u8 {
 }
 
 fn node_pool(snapshot: &mut Snapshot, new: &NodePool, applied: &mut Applied) {
-    match snapshot.node_pools.iter_mut().find(|p| p.metadata.name == new.metadata.name) {
-        Some(old) => {
-            applied.fields = changed_fields(&(&old.metadata.labels, &old.spec), &(&new.metadata.labels, &new.spec));
-            old.spec = new.spec.clone();
-            old.metadata.labels = new.metadata.labels.clone();
-            old.metadata.annotations = new.metadata.annotations.clone();
+    if let Some(old) = snapshot.node_pools.iter_mut().find(|p| p.metadata.name == new.metadata.name) {
+        applied.fields = changed_fields(&(&old.metadata.labels, &old.spec), &(&new.metadata.labels, &new.spec));
+        old.spec = new.spec.clone();
+        old.metadata.labels.clone_from(&new.metadata.labels);
+        old.metadata.annotations.clone_from(&new.metadata.annotations);
+    } else {
+        let mut pool = new.clone();
+        let class = new.spec.template.spec.node_class_ref.as_ref().and_then(|r| r.get("name")?.as_str());
+        let class_ready = class.is_some_and(|name| snapshot.node_classes.iter().any(|c| c.metadata.name == name));
+        // Karpenter marks a NodePool Ready once its NodeClass is (nodepool readiness
+        // controller); a pool naming no known class would never launch.
+        pool.status.conditions = vec![ready(class_ready)];
+        if !class_ready {
+            applied.notes.push(format!(
+                "its EC2NodeClass {} is not in the cluster: Karpenter would not mark the NodePool Ready",
+                class.unwrap_or("(none)")
+            ));
         }
-        None => {
-            let mut pool = new.clone();
-            let class = new.spec.template.spec.node_class_ref.as_ref().and_then(|r| r.get("name")?.as_str());
-            let class_ready = class.is_some_and(|name| snapshot.node_classes.iter().any(|c| c.metadata.name == name));
-            // Karpenter marks a NodePool Ready once its NodeClass is (nodepool readiness
-            // controller); a pool naming no known class would never launch.
-            pool.status.conditions = vec![ready(class_ready)];
-            if !class_ready {
-                applied.notes.push(format!(
-                    "its EC2NodeClass {} is not in the cluster: Karpenter would not mark the NodePool Ready",
-                    class.unwrap_or("(none)")
-                ));
-            }
-            applied.created = true;
-            snapshot.node_pools.push(pool);
-        }
+        applied.created = true;
+        snapshot.node_pools.push(pool);
     }
 }
 
 fn node_class(snapshot: &mut Snapshot, new: &NodeClass, applied: &mut Applied) {
-    match snapshot.node_classes.iter_mut().find(|c| c.metadata.name == new.metadata.name) {
-        Some(old) => {
-            applied.fields = changed_fields(&old.spec, &new.spec);
-            old.spec = new.spec.clone();
-        }
-        None => {
-            let mut class = new.clone();
-            // The provider resolves subnets, security groups and AMIs before it says Ready; a
-            // manifest has no status, so the replay takes it as resolved, and says so.
-            class.status = serde_json::json!({ "conditions": [{ "type": "Ready", "status": "True" }] });
-            applied.notes.push("taken as Ready (its subnets, security groups and AMIs resolve)".into());
-            applied.created = true;
-            snapshot.node_classes.push(class);
-        }
+    if let Some(old) = snapshot.node_classes.iter_mut().find(|c| c.metadata.name == new.metadata.name) {
+        applied.fields = changed_fields(&old.spec, &new.spec);
+        old.spec = new.spec.clone();
+    } else {
+        let mut class = new.clone();
+        // The provider resolves subnets, security groups and AMIs before it says Ready; a
+        // manifest has no status, so the replay takes it as resolved, and says so.
+        class.status = serde_json::json!({ "conditions": [{ "type": "Ready", "status": "True" }] });
+        applied.notes.push("taken as Ready (its subnets, security groups and AMIs resolve)".into());
+        applied.created = true;
+        snapshot.node_classes.push(class);
     }
 }
 
@@ -128,16 +122,13 @@ fn ready(on: bool) -> Condition {
 fn pdb(snapshot: &mut Snapshot, new: &PodDisruptionBudget, applied: &mut Applied) {
     let key = new.metadata.key();
     let mut budget = new.clone();
-    budget.status = Default::default();
-    match snapshot.pdbs.iter().position(|p| p.metadata.key() == key) {
-        Some(i) => {
-            applied.fields = changed_fields(&snapshot.pdbs[i].spec, &new.spec);
-            snapshot.pdbs[i] = budget;
-        }
-        None => {
-            applied.created = true;
-            snapshot.pdbs.push(budget);
-        }
+    budget.status = crate::snapshot::PdbStatus::default();
+    if let Some(i) = snapshot.pdbs.iter().position(|p| p.metadata.key() == key) {
+        applied.fields = changed_fields(&snapshot.pdbs[i].spec, &new.spec);
+        snapshot.pdbs[i] = budget;
+    } else {
+        applied.created = true;
+        snapshot.pdbs.push(budget);
     }
     let i = snapshot.pdbs.iter().position(|p| p.metadata.key() == key).unwrap_or_default();
     recount_from_pods(snapshot, i);
@@ -157,8 +148,8 @@ pub(crate) fn recount_from_pods(snapshot: &mut Snapshot, i: usize) {
         .filter(|p| selector_matches(pdb.spec.selector.as_ref(), &p.metadata.labels))
         .collect();
     let expected = i32::try_from(selected.len()).unwrap_or(i32::MAX);
-    let healthy = i32::try_from(selected.iter().filter(|p| is_true(&p.status.conditions, "Ready")).count())
-        .unwrap_or(i32::MAX);
+    let healthy =
+        i32::try_from(selected.iter().filter(|p| is_true(&p.status.conditions, "Ready")).count()).unwrap_or(i32::MAX);
     let rule = Rule::of(&pdb.spec);
     let status = &mut snapshot.pdbs[i].status;
     status.expected_pods = expected;
@@ -184,10 +175,13 @@ fn workload(snapshot: &mut Snapshot, kind: WorkloadKind, new: &Workload, applied
         // replay does not simulate.
         applied.created = existing.is_none();
         if existing.is_some() {
-            applied.fields = pods.first().map(|p| template_changes(snapshot, &new.spec.template, p)).unwrap_or_default();
+            applied.fields =
+                pods.first().map(|p| template_changes(snapshot, &new.spec.template, p)).unwrap_or_default();
         }
         if !pods.is_empty() && !applied.fields.is_empty() {
-            applied.notes.push("its pods on existing nodes keep their old requests (a DaemonSet rollout is not replayed)".into());
+            applied.notes.push(
+                "its pods on existing nodes keep their old requests (a DaemonSet rollout is not replayed)".into(),
+            );
         }
         if existing.is_none() {
             applied.notes.push("new nodes carry its pods; pods on existing nodes are not added".into());
@@ -238,8 +232,12 @@ fn pods_of(snapshot: &Snapshot, kind: WorkloadKind, ns: &str, name: &str) -> Vec
 }
 
 /// Labels the controllers add to their pods, which a template never carries.
-const CONTROLLER_LABELS: [&str; 4] =
-    ["pod-template-hash", "controller-revision-hash", "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index"];
+const CONTROLLER_LABELS: [&str; 4] = [
+    "pod-template-hash",
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+];
 
 /// Annotations on a pod that the replay reads.
 const READ_ANNOTATIONS: [&str; 2] = ["karpenter.sh/do-not-disrupt", "controller.kubernetes.io/pod-deletion-cost"];
@@ -250,7 +248,12 @@ const READ_ANNOTATIONS: [&str; 2] = ["karpenter.sh/do-not-disrupt", "controller.
 /// termination grace period, the priority value of a class) is not counted as a change; a
 /// LimitRange's defaulted requests would be (the snapshot does not carry LimitRanges).
 fn template_changes(snapshot: &Snapshot, template: &crate::snapshot::PodTemplate, pod_key: &str) -> Vec<String> {
-    snapshot.pods.iter().find(|p| p.metadata.key() == pod_key).map(|p| template_changes_of(template, p)).unwrap_or_default()
+    snapshot
+        .pods
+        .iter()
+        .find(|p| p.metadata.key() == pod_key)
+        .map(|p| template_changes_of(template, p))
+        .unwrap_or_default()
 }
 
 /// The scheduling-relevant view of a pod spec, with what admission adds taken out.
@@ -258,13 +261,11 @@ fn comparable(spec: &PodSpec) -> Value {
     let mut spec = spec.clone();
     spec.node_name = None;
     spec.priority = None;
-    spec.overhead = Default::default();
+    spec.overhead = crate::snapshot::Resources::default();
     spec.termination_grace_period_seconds = Some(spec.termination_grace_period_seconds.unwrap_or(30));
     spec.tolerations.retain(|t| {
-        let default_key = matches!(
-            t.key.as_deref(),
-            Some("node.kubernetes.io/not-ready" | "node.kubernetes.io/unreachable")
-        );
+        let default_key =
+            matches!(t.key.as_deref(), Some("node.kubernetes.io/not-ready" | "node.kubernetes.io/unreachable"));
         !(default_key && t.effect.as_deref() == Some("NoExecute") && t.toleration_seconds == Some(300))
     });
     spec.volumes.retain(|v| !v.name.starts_with("kube-api-access-"));
@@ -279,7 +280,9 @@ fn template_changes_of(template: &crate::snapshot::PodTemplate, pod: &Pod) -> Ve
     let mut fields = changed_paths_prefixed("spec.template.spec", &comparable(&pod.spec), &comparable(&template.spec));
     let labels = |m: &crate::snapshot::StringMap| -> Value {
         serde_json::to_value(
-            m.iter().filter(|(k, _)| !CONTROLLER_LABELS.contains(&k.as_str())).collect::<std::collections::BTreeMap<_, _>>(),
+            m.iter()
+                .filter(|(k, _)| !CONTROLLER_LABELS.contains(&k.as_str()))
+                .collect::<std::collections::BTreeMap<_, _>>(),
         )
         .unwrap_or(Value::Null)
     };
@@ -290,7 +293,9 @@ fn template_changes_of(template: &crate::snapshot::PodTemplate, pod: &Pod) -> Ve
     ));
     let read = |m: &crate::snapshot::StringMap| -> Value {
         serde_json::to_value(
-            m.iter().filter(|(k, _)| READ_ANNOTATIONS.contains(&k.as_str())).collect::<std::collections::BTreeMap<_, _>>(),
+            m.iter()
+                .filter(|(k, _)| READ_ANNOTATIONS.contains(&k.as_str()))
+                .collect::<std::collections::BTreeMap<_, _>>(),
         )
         .unwrap_or(Value::Null)
     };
@@ -362,7 +367,8 @@ fn unique_name(snapshot: &Snapshot, base: &str) -> String {
     if !taken(base) {
         return base.to_owned();
     }
-    (2..).map(|i| format!("{base}-{i}")).find(|n| !taken(n)).unwrap_or_else(|| base.to_owned())
+    // At most one more name than there are pods can be taken.
+    (2..=snapshot.pods.len() + 2).map(|i| format!("{base}-{i}")).find(|n| !taken(n)).unwrap_or_else(|| base.to_owned())
 }
 
 /// A new workload's pods, pending, owned as its controller would own them: a Deployment's
@@ -419,59 +425,59 @@ fn template_hash(template: &crate::snapshot::PodTemplate) -> String {
     use sha2::Digest;
     let text = serde_json::to_string(template).unwrap_or_default();
     let digest = sha2::Sha256::digest(text.as_bytes());
-    digest.iter().take(5).map(|b| format!("{b:02x}")).collect()
+    digest.iter().take(5).fold(String::new(), |mut hex, b| {
+        use std::fmt::Write;
+        let _ = write!(hex, "{b:02x}");
+        hex
+    })
 }
 
 fn pod(snapshot: &mut Snapshot, new: &Pod, applied: &mut Applied) {
     let key = new.metadata.key();
     let mut incoming = new.clone();
     incoming.spec.containers.iter_mut().chain(incoming.spec.init_containers.iter_mut()).for_each(|c| c.env.clear());
-    match snapshot.pods.iter_mut().find(|p| p.metadata.key() == key) {
-        Some(old) => {
-            let node = old.spec.node_name.clone();
-            applied.fields = cap(
-                changed_paths_prefixed("spec", &comparable(&old.spec), &comparable(&incoming.spec))
-                    .into_iter()
-                    .chain(changed_paths_prefixed(
-                        "metadata.labels",
-                        &serde_json::to_value(&old.metadata.labels).unwrap_or(Value::Null),
-                        &serde_json::to_value(&incoming.metadata.labels).unwrap_or(Value::Null),
-                    ))
-                    .chain(changed_paths_prefixed(
-                        "metadata.annotations",
-                        &serde_json::to_value(&old.metadata.annotations).unwrap_or(Value::Null),
-                        &serde_json::to_value(&incoming.metadata.annotations).unwrap_or(Value::Null),
-                    ))
-                    .collect(),
-            );
-            old.metadata.labels = incoming.metadata.labels;
-            old.metadata.annotations = incoming.metadata.annotations;
-            old.spec = incoming.spec;
-            // A bound pod's node cannot change (the API server refuses it): it stays where it runs.
-            old.spec.node_name = node;
-        }
-        None => {
-            incoming.spec.node_name = None;
-            incoming.status = PodStatus { phase: Some("Pending".into()), ..PodStatus::default() };
-            applied.created = true;
-            applied.new_pods.push(key);
-            snapshot.pods.push(incoming);
-            recount_pdbs_over(snapshot, &applied.new_pods);
-        }
+    if let Some(old) = snapshot.pods.iter_mut().find(|p| p.metadata.key() == key) {
+        let node = old.spec.node_name.clone();
+        applied.fields = cap(changed_paths_prefixed("spec", &comparable(&old.spec), &comparable(&incoming.spec))
+            .into_iter()
+            .chain(changed_paths_prefixed(
+                "metadata.labels",
+                &serde_json::to_value(&old.metadata.labels).unwrap_or(Value::Null),
+                &serde_json::to_value(&incoming.metadata.labels).unwrap_or(Value::Null),
+            ))
+            .chain(changed_paths_prefixed(
+                "metadata.annotations",
+                &serde_json::to_value(&old.metadata.annotations).unwrap_or(Value::Null),
+                &serde_json::to_value(&incoming.metadata.annotations).unwrap_or(Value::Null),
+            ))
+            .collect());
+        old.metadata.labels = incoming.metadata.labels;
+        old.metadata.annotations = incoming.metadata.annotations;
+        old.spec = incoming.spec;
+        // A bound pod's node cannot change (the API server refuses it): it stays where it runs.
+        old.spec.node_name = node;
+    } else {
+        incoming.spec.node_name = None;
+        incoming.status = PodStatus { phase: Some("Pending".into()), ..PodStatus::default() };
+        applied.created = true;
+        applied.new_pods.push(key);
+        snapshot.pods.push(incoming);
+        recount_pdbs_over(snapshot, &applied.new_pods);
     }
 }
 
 /// The paths at which two serialisations differ, under `prefix`.
 fn changed_fields<T: serde::Serialize>(old: &T, new: &T) -> Vec<String> {
-    let (old, new) = (serde_json::to_value(old).unwrap_or(Value::Null), serde_json::to_value(new).unwrap_or(Value::Null));
+    let (old, new) =
+        (serde_json::to_value(old).unwrap_or(Value::Null), serde_json::to_value(new).unwrap_or(Value::Null));
     // (labels, spec) pairs serialise as a two-element array: name the halves.
     match (&old, &new) {
-        (Value::Array(a), Value::Array(b)) if a.len() == 2 && b.len() == 2 => cap(
-            changed_paths_prefixed("metadata.labels", &a[0], &b[0])
+        (Value::Array(a), Value::Array(b)) if a.len() == 2 && b.len() == 2 => {
+            cap(changed_paths_prefixed("metadata.labels", &a[0], &b[0])
                 .into_iter()
                 .chain(changed_paths_prefixed("spec", &a[1], &b[1]))
-                .collect(),
-        ),
+                .collect())
+        }
         _ => cap(changed_paths_prefixed("spec", &old, &new)),
     }
 }
@@ -516,5 +522,101 @@ fn walk(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
             }
         }
         _ => out.push(path.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    use super::*;
+    use crate::testing::demo;
+
+    fn deployment(name: &str, replicas: i32, cpu: &str) -> Object {
+        let mut w = Workload::default();
+        w.metadata.name = name.into();
+        w.metadata.namespace = Some("tenant-a".into());
+        w.spec.replicas = Some(replicas);
+        w.spec.template.metadata.labels.insert("app".into(), name.into());
+        let mut c = crate::snapshot::Container { name: "app".into(), ..Default::default() };
+        c.resources.requests.insert("cpu".into(), cpu.parse().expect("quantity"));
+        c.resources.requests.insert("memory".into(), "512Mi".parse().expect("quantity"));
+        w.spec.template.spec.containers.push(c);
+        Object::Workload { kind: WorkloadKind::Deployment, workload: Box::new(w) }
+    }
+
+    #[test]
+    fn the_same_template_with_more_replicas_scales_without_a_rollout() {
+        let mut s = demo();
+        let applied = apply(&mut s, "d.yaml", &deployment("app-b", 2, "250m")).expect("applies");
+        assert_eq!(applied.fields, ["spec.replicas"]);
+        assert_eq!(applied.new_pods.len(), 1);
+        assert!(applied.notes.is_empty(), "{:?}", applied.notes);
+        let pdb = s.pdbs.iter().find(|p| p.metadata.key() == "tenant-a/app-b").expect("pdb");
+        assert_eq!(pdb.status.expected_pods, 2, "the budget counts the new pod");
+    }
+
+    #[test]
+    fn a_template_that_asks_for_more_rolls_every_pod() {
+        let mut s = demo();
+        let applied = apply(&mut s, "d.yaml", &deployment("app-b", 1, "500m")).expect("applies");
+        assert!(applied.fields.iter().any(|f| f.contains("resources.requests.cpu")), "{:?}", applied.fields);
+        assert_eq!(applied.new_pods.len(), 1, "its one pod is replaced");
+        let new = s.pods.iter().find(|p| p.metadata.key() == applied.new_pods[0]).expect("the new pod");
+        assert!(new.spec.node_name.is_none(), "pending until placed");
+        assert_eq!(
+            new.metadata.labels.get("pod-template-hash").map(String::as_str),
+            Some("7c9d"),
+            "the same workload's"
+        );
+        assert!(!s.pods.iter().any(|p| p.metadata.name == "app-b-7c9d-x1"), "the old pod is gone");
+    }
+
+    #[test]
+    fn a_new_workload_brings_pending_pods_its_pdb_counts() {
+        let mut s = demo();
+        let applied = apply(&mut s, "d.yaml", &deployment("app-z", 3, "100m")).expect("applies");
+        assert!(applied.created);
+        assert_eq!(applied.new_pods.len(), 3);
+        let workloads = crate::forecast::impact::Workloads::new(&s, jiff::SignedDuration::ZERO);
+        assert!(workloads.names.iter().any(|n| n == "Deployment/tenant-a/app-z"), "owned as a Deployment's pods");
+        let mut pdb = PodDisruptionBudget::default();
+        pdb.metadata.name = "app-z".into();
+        pdb.metadata.namespace = Some("tenant-a".into());
+        pdb.spec.max_unavailable = Some(IntOrString::Int(1));
+        pdb.spec.selector = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
+            match_labels: Some([("app".to_owned(), "app-z".to_owned())].into()),
+            ..Default::default()
+        });
+        apply(&mut s, "p.yaml", &Object::Pdb(Box::new(pdb))).expect("applies");
+        let pdb = s.pdbs.iter().find(|p| p.metadata.key() == "tenant-a/app-z").expect("added");
+        assert_eq!((pdb.status.expected_pods, pdb.status.current_healthy, pdb.status.disruptions_allowed), (3, 0, 0));
+    }
+
+    #[test]
+    fn a_pdb_replaced_is_recounted_and_its_fields_named() {
+        let mut s = demo();
+        let mut pdb = s.pdbs.iter().find(|p| p.metadata.key() == "tenant-a/app-b").cloned().expect("pdb");
+        pdb.spec.max_unavailable = None;
+        pdb.spec.min_available = Some(IntOrString::Int(1));
+        let applied = apply(&mut s, "p.yaml", &Object::Pdb(Box::new(pdb))).expect("applies");
+        assert_eq!(applied.fields, ["spec.maxUnavailable", "spec.minAvailable"]);
+        let pdb = s.pdbs.iter().find(|p| p.metadata.key() == "tenant-a/app-b").expect("pdb");
+        assert_eq!(pdb.status.disruptions_allowed, 0, "minAvailable 1 of 1 allows nothing");
+    }
+
+    #[test]
+    fn an_unchanged_object_changes_nothing() {
+        let mut s = demo();
+        let pool = s.node_pools[0].clone();
+        let applied = apply(&mut s, "n.yaml", &Object::NodePool(Box::new(pool))).expect("applies");
+        assert!(!applied.changes(), "{applied:?}");
+    }
+
+    #[test]
+    fn changed_paths_name_leaves() {
+        let a = serde_json::json!({"a": {"b": 1, "c": [1, 2]}, "d": "x"});
+        let b = serde_json::json!({"a": {"b": 2, "c": [1, 3]}, "e": "y"});
+        assert_eq!(changed_paths_prefixed("spec", &a, &b), ["spec.a.b", "spec.a.c[1]", "spec.d", "spec.e"]);
     }
 }

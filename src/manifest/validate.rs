@@ -94,7 +94,8 @@ fn workload_spec(kind: &'static str, workload: &Workload, found: &mut Vec<Invali
         found.push(invalid(kind, name.clone(), "spec.replicas", format!("{replicas} is negative"), "0 or more"));
     }
     let empty = spec.selector.as_ref().is_none_or(|s| {
-        s.match_labels.as_ref().is_none_or(|m| m.is_empty()) && s.match_expressions.as_ref().is_none_or(|e| e.is_empty())
+        s.match_labels.as_ref().is_none_or(std::collections::BTreeMap::is_empty)
+            && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
     });
     if empty {
         found.push(invalid(

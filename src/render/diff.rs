@@ -201,7 +201,7 @@ fn answer(side: Option<&NodeSide>) -> String {
     let blockers = if s.blockers.is_empty() {
         String::new()
     } else {
-        format!(" ({})", s.blockers.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "))
+        format!(" ({})", s.blockers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
     };
     format!("{verdict}{action}{blockers}")
 }
@@ -214,12 +214,5 @@ fn command(c: &PlanCommand) -> String {
         .map(|r| format!("{} {}", r.node_pool, r.instance_types.first().cloned().unwrap_or_default()))
         .collect();
     let to = if replacements.is_empty() { String::new() } else { format!(" → {}", replacements.join(", ")) };
-    format!(
-        "{} {} {} {}{to} (saves {}/h)",
-        c.method,
-        c.reason,
-        c.decision,
-        c.candidates.join(", "),
-        money(c.savings)
-    )
+    format!("{} {} {} {}{to} (saves {}/h)", c.method, c.reason, c.decision, c.candidates.join(", "), money(c.savings))
 }

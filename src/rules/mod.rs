@@ -150,6 +150,7 @@ impl RuleSet {
 
     /// This rule set with `rule` in force or not (`diff` flips one rule at a time to find the
     /// one that moves a verdict).
+    #[must_use]
     pub fn with(mut self, rule: Rule, on: bool) -> RuleSet {
         for (slot, row) in self.active.iter_mut().zip(RULES.iter()) {
             if row.rule == rule {
@@ -161,7 +162,12 @@ impl RuleSet {
 
     /// The rules whose value differs between two rule sets, with `other`'s value.
     pub fn differences(&self, other: &RuleSet) -> Vec<(&'static RuleRow, bool)> {
-        RULES.iter().zip(self.active.iter().zip(other.active)).filter(|(_, (a, b))| **a != *b).map(|(r, (_, b))| (r, b)).collect()
+        RULES
+            .iter()
+            .zip(self.active.iter().zip(other.active))
+            .filter(|(_, (a, b))| **a != *b)
+            .map(|(r, (_, b))| (r, b))
+            .collect()
     }
 
     /// The rows whose value differs from the newest version's: what JSON lists and what an

@@ -194,9 +194,7 @@ spec:
 
     #[test]
     fn a_refused_field_is_located_in_the_file() {
-        let Err(Error::Object { path, line, field, .. }) = parse(PDB_BOTH, "pdbs/web.yaml") else {
-            panic!("refused")
-        };
+        let Err(Error::Object { path, line, field, .. }) = parse(PDB_BOTH, "pdbs/web.yaml") else { panic!("refused") };
         assert_eq!(path, "pdbs/web.yaml");
         assert_eq!(field, "spec.maxUnavailable");
         assert_eq!(line, 8, "the line of maxUnavailable");

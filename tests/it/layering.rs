@@ -58,6 +58,24 @@ const RULES: &[(&str, &[&str])] = &[
         "src/commands",
         &["kube::", "tokio", "std::fs", "std::io", "crate::source", "crate::render::render", "Timestamp::now"],
     ),
+    // A manifest is applied to the snapshot without reading a file or printing: the edge
+    // (`source/manifests.rs`) reads and locates, `commands/diff.rs` replays.
+    (
+        "src/manifest",
+        &[
+            "kube::",
+            "tokio",
+            "clap",
+            "std::fs",
+            "std::env",
+            "crate::source",
+            "crate::report",
+            "crate::render",
+            "crate::app",
+            "crate::cli",
+            "Timestamp::now",
+        ],
+    ),
     // The edge in reads the world into a Snapshot; it never decides or prints.
     ("src/source", &["crate::engine", "crate::report", "crate::render", "crate::app"]),
 ];

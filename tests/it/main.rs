@@ -22,6 +22,7 @@ mod bad_input;
 mod cli;
 #[cfg(unix)]
 mod completion;
+mod diff;
 mod doctor_live;
 mod flags;
 mod forecast;

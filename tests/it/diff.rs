@@ -1,0 +1,151 @@
+//! `diff`: two replays of one snapshot, and the part of the change behind each node that moves.
+//!
+//! Expectations come from upstream, as the scenarios they reuse cite them: the version rule
+//! pair `own-version-do-not-disrupt-duration-v1.11.2` / `-v1.12.0` (karpenter #2874,
+//! `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`: before v1.12.0 only `"true"` counted),
+//! and the seed incident's demo, whose new replicas meet their PDBs.
+
+use serde_json::Value;
+
+use crate::support::{bin, root, scenario_path};
+
+fn json(args: &[&str]) -> (Value, i32) {
+    let out = bin().args(args).args(["-o", "json"]).output().expect("runs");
+    let code = out.status.code().unwrap_or(-1);
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
+    (doc, code)
+}
+
+/// The v1.11.2 scenario's snapshot, with the version the cluster runs written into it (the
+/// scenario passes it as a flag instead; `diff` reads the flag as the after side).
+fn snapshot_at(version: &str) -> tempfile::NamedTempFile {
+    let text = std::fs::read_to_string(scenario_path("own-version-do-not-disrupt-duration-v1.11.2")).expect("scenario");
+    let text = text.replacen("kind: SnapshotInfo\n", &format!("kind: SnapshotInfo\nkarpenterVersion: {version}\n"), 1);
+    let mut file = tempfile::Builder::new().suffix(".yaml").tempfile().expect("temp file");
+    std::io::Write::write_all(&mut file, text.as_bytes()).expect("write");
+    file
+}
+
+fn manifest(name: &str) -> String {
+    root().join("tests/manifests").join(name).display().to_string()
+}
+
+#[test]
+fn an_upgrade_names_the_rule_that_moves_a_node() {
+    let snapshot = snapshot_at("v1.11.2");
+    let path = snapshot.path().display().to_string();
+    let (doc, code) = json(&["--snapshot", &path, "diff", "--karpenter-version", "1.12.0"]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["before"]["karpenterVersion"], "v1.11.2");
+    assert_eq!(doc["after"]["karpenterVersion"], "v1.12.0");
+    let changes = doc["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "one rule differs between v1.11.2 and v1.12.0: {changes:?}");
+    assert_eq!(changes[0]["kind"], "rule");
+    assert_eq!(changes[0]["target"], "doNotDisruptDuration");
+    assert!(changes[0]["upstream"].as_str().is_some_and(|u| u.contains("#2874")), "{}", changes[0]);
+    let nodes = doc["nodes"].as_array().expect("nodes");
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
+    let node = &nodes[0];
+    assert_eq!(node["name"], "node-a");
+    assert_eq!(node["before"]["action"], "delete", "v1.11.2 ignores a duration-valued do-not-disrupt");
+    assert_eq!(node["after"]["verdict"], "Blocked", "v1.12.0 honours it");
+    assert_eq!(node["causes"], serde_json::json!(["c1"]));
+    assert_eq!(node["attribution"], "alone");
+    assert_eq!(doc["commands"]["removed"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn a_downgrade_that_sends_a_workload_to_zero_fails_the_gate() {
+    let snapshot = snapshot_at("v1.12.0");
+    let path = snapshot.path().display().to_string();
+    let (doc, code) = json(&["--snapshot", &path, "diff", "--karpenter-version", "1.11.2", "--fail-on", "zero-ready"]);
+    assert_eq!(code, 3, "the gate trips");
+    assert_eq!(doc["toZeroReady"], serde_json::json!(["Pod/default/web-a"]));
+    let (_, code) = json(&["--snapshot", &path, "diff", "--karpenter-version", "1.12.0", "--fail-on", "change"]);
+    assert_eq!(code, 0, "the same version changes nothing");
+}
+
+#[test]
+fn a_manifest_and_the_same_set_agree() {
+    let (with_f, code) = json(&["--demo", "diff", "-f", &manifest("demo-two-replicas")]);
+    assert_eq!(code, 0);
+    let (with_set, _) = json(&[
+        "--demo",
+        "diff",
+        "--set",
+        "deployment/tenant-a/app-b.replicas=2",
+        "--set",
+        "deployment/tenant-a/app-c.replicas=2",
+    ]);
+    for key in ["nodes", "before", "after", "toZeroReady", "noLongerZeroReady"] {
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            for n in v.as_array_mut().into_iter().flatten() {
+                n.as_object_mut().map(|o| o.remove("causes"));
+            }
+            v
+        };
+        assert_eq!(strip(&with_f[key]), strip(&with_set[key]), "{key}");
+    }
+    let changes = with_f["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 2);
+    assert_eq!(changes[0]["target"], "Deployment/tenant-a/app-b");
+    assert_eq!(changes[0]["fields"], serde_json::json!(["spec.replicas"]), "the template matches its pods: no rollout");
+    let ignored = with_f["ignored"].as_array().expect("the Services are named");
+    assert!(ignored.iter().any(|i| i.as_str().is_some_and(|i| i.starts_with("Service/tenant-a/app-b"))), "{ignored:?}");
+}
+
+#[test]
+fn a_manifest_the_api_server_refuses_is_an_error_at_its_line() {
+    let out = bin().args(["--demo", "diff", "-f", &manifest("bad/pdb-both.yaml")]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pdb-both.yaml:10:3"), "{stderr}");
+    assert!(stderr.contains("spec.maxUnavailable"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing is replayed");
+}
+
+#[test]
+fn diff_needs_a_change() {
+    let out = bin().args(["--demo", "diff"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diff needs a change"));
+}
+
+#[test]
+fn stdin_is_read_once() {
+    let out = bin().args(["--snapshot", "-", "diff", "-f", "-"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stdin"));
+}
+
+#[test]
+fn a_budget_change_in_a_manifest_is_attributed_to_its_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pool = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+  disruption:
+    consolidationPolicy: WhenEmptyOrUnderutilized
+    consolidateAfter: 0s
+    budgets:
+    - nodes: \"0\"
+";
+    std::fs::write(dir.path().join("pool.yaml"), pool).expect("write");
+    let (doc, code) = json(&["--demo", "diff", "-f", &dir.path().display().to_string(), "--fail-on", "change"]);
+    assert_eq!(code, 3, "a node moves");
+    let change = &doc["changes"][0];
+    assert_eq!(change["target"], "NodePool/default");
+    let fields: Vec<&str> = change["fields"].as_array().expect("fields").iter().filter_map(Value::as_str).collect();
+    assert!(fields.iter().any(|f| f.starts_with("spec.disruption.budgets")), "{fields:?}");
+    assert_eq!(doc["after"]["commands"], 0, "a zero budget stops the round");
+}
