@@ -146,7 +146,7 @@ pub(crate) fn run(
         placed: Vec::new(),
         before: doc::side_view(&plan_before, before.assumed.rules.version.clone()),
         after: doc::side_view(&plan_after, after.assumed.rules.version.clone()),
-        commands: doc::command_changes(&plan_before, &plan_after),
+        command_changes: doc::command_changes(&plan_before, &plan_after),
         nodes,
         to_zero_ready: to_zero,
         no_longer_zero_ready: no_longer,

@@ -115,12 +115,12 @@ pub(super) fn text(d: &DiffDoc, styles: &Styles, md: bool, no_headers: bool, wid
         out.push_str(&format!("not attributed: {why}\n"));
     }
 
-    if !d.commands.added.is_empty() || !d.commands.removed.is_empty() {
+    if !d.command_changes.added.is_empty() || !d.command_changes.removed.is_empty() {
         title(&mut out, "Commands");
-        for c in &d.commands.added {
+        for c in &d.command_changes.added {
             out.push_str(&format!("+ {}\n", command(c)));
         }
-        for c in &d.commands.removed {
+        for c in &d.command_changes.removed {
             out.push_str(&format!("- {}\n", command(c)));
         }
     }
@@ -181,7 +181,7 @@ fn side_rows(b: &SideView, a: &SideView) -> Vec<Vec<String>> {
     vec![
         vec!["rules".into(), b.karpenter_version.clone(), a.karpenter_version.clone()],
         vec!["method".into(), b.method.unwrap_or("-").into(), a.method.unwrap_or("-").into()],
-        vec!["commands".into(), b.commands.to_string(), a.commands.to_string()],
+        vec!["commands".into(), b.command_count.to_string(), a.command_count.to_string()],
         vec!["savings".into(), format!("{}/h", money(b.savings)), format!("{}/h", money(a.savings))],
         vec!["nodes".into(), pools(b), pools(a)],
         vec!["verdicts".into(), verdicts(b), verdicts(a)],

@@ -29,7 +29,8 @@ pub struct DiffDoc {
     pub after: SideView,
     /// Nodes whose verdict, action, reason or blockers differ, by name.
     pub nodes: Vec<NodeChange>,
-    pub commands: CommandChanges,
+    /// Commands the after round adds and drops (`commands` is a plan's list of commands).
+    pub command_changes: CommandChanges,
     /// Workloads the after round takes to zero ready pods and the before round did not.
     pub to_zero_ready: Vec<String>,
     /// Workloads the before round took to zero ready pods and the after round does not.
@@ -91,7 +92,7 @@ pub struct SideView {
     /// The Karpenter core version whose rules the side replays.
     pub karpenter_version: String,
     pub method: Option<&'static str>,
-    pub commands: usize,
+    pub command_count: usize,
     /// $/h this round's commands save, and over a month of 730 hours.
     pub savings: f64,
     pub savings_per_month: f64,
@@ -220,7 +221,7 @@ pub(crate) fn side_view(plan: &Plan, karpenter_version: String) -> SideView {
     SideView {
         karpenter_version,
         method: plan.method,
-        commands: plan.commands.len(),
+        command_count: plan.commands.len(),
         savings: plan.summary.savings,
         savings_per_month: plan.summary.savings_per_month,
         nodes_per_pool,

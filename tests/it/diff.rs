@@ -53,7 +53,7 @@ fn an_upgrade_names_the_rule_that_moves_a_node() {
     assert_eq!(node["after"]["verdict"], "Blocked", "v1.12.0 honours it");
     assert_eq!(node["causes"], serde_json::json!(["c1"]));
     assert_eq!(node["attribution"], "alone");
-    assert_eq!(doc["commands"]["removed"].as_array().map(Vec::len), Some(1));
+    assert_eq!(doc["commandChanges"]["removed"].as_array().map(Vec::len), Some(1));
 }
 
 #[test]
@@ -147,5 +147,5 @@ spec:
     assert_eq!(change["target"], "NodePool/default");
     let fields: Vec<&str> = change["fields"].as_array().expect("fields").iter().filter_map(Value::as_str).collect();
     assert!(fields.iter().any(|f| f.starts_with("spec.disruption.budgets")), "{fields:?}");
-    assert_eq!(doc["after"]["commands"], 0, "a zero budget stops the round");
+    assert_eq!(doc["after"]["commandCount"], 0, "a zero budget stops the round");
 }

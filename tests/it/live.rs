@@ -370,6 +370,34 @@ fn a_credential_plugin_that_never_answers_is_stopped_at_the_request_timeout() {
     assert!(server.log().is_empty(), "no request without a credential");
 }
 
+/// The plugin's children go with it: a `sleep` left behind would keep running (and hold every
+/// file the test runner gave the plugin) for ten minutes.
+#[cfg(unix)]
+#[test]
+fn a_stopped_credential_plugin_leaves_no_child_behind() {
+    let server = FakeApiServer::start(Config::new(&served_objects()));
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("child.pid");
+    let script = format!("sleep 600 & echo $! > {}; wait", marker.display());
+    let args = ClusterArgs {
+        kubeconfig: Some(exec_kubeconfig(&server, dir.path(), &script)),
+        request_timeout: Some(Duration::from_secs(1)),
+        ..ClusterArgs::default()
+    };
+    fetch(&args).0.expect_err("no credential");
+    let pid = std::fs::read_to_string(&marker).expect("the plugin started its child");
+    // Running, or stopped; a zombie (`Z`) waits only for its reaper.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the plugin's child {} outlived its deadline", pid.trim());
+}
+
 #[test]
 fn a_failing_credential_plugin_is_named_with_what_it_said() {
     let server = FakeApiServer::start(Config::new(&served_objects()));

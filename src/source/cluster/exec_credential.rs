@@ -96,6 +96,14 @@ fn run(exec: &ExecConfig, info: &str, deadline: Option<Duration>) -> Result<Valu
     command.stdin(if talk { Stdio::inherit() } else { Stdio::null() });
     command.stdout(Stdio::piped());
     command.stderr(if talk { Stdio::inherit() } else { Stdio::piped() });
+    // A plugin is often a script whose work runs in its children (`sh -c 'aws eks get-token'`):
+    // in a process group of its own, the deadline stops them all, not only the shell, which
+    // would leave them holding our pipes and whatever else they inherited. An interactive
+    // plugin stays in the terminal's foreground group, where it can read the user's answer.
+    #[cfg(unix)]
+    if !talk {
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    }
     let mut child = command.spawn().map_err(|e| {
         let hint = exec.install_hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default();
         plugin_error(exec, &format!("could not be started: {e}{hint}"))
@@ -111,6 +119,10 @@ fn run(exec: &ExecConfig, info: &str, deadline: Option<Duration>) -> Result<Valu
             break status;
         }
         if deadline.is_some_and(|d| started.elapsed() > d) {
+            #[cfg(unix)]
+            if !talk {
+                kill_group(&child);
+            }
             let _ = child.kill();
             let _ = child.wait();
             let after = deadline.unwrap_or_default().as_secs();
@@ -128,6 +140,16 @@ fn run(exec: &ExecConfig, info: &str, deadline: Option<Duration>) -> Result<Valu
     }
     serde_json::from_slice(&out)
         .map_err(|e| plugin_error(exec, &format!("did not answer with an ExecCredential as JSON ({e})")))
+}
+
+/// Kills the plugin's process group (it leads one: see `run`).
+#[cfg(unix)]
+fn kill_group(child: &std::process::Child) {
+    let group = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw);
+    if let Some(group) = group {
+        // A group that is gone already fails with ESRCH: nothing is left to stop.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
