@@ -211,7 +211,7 @@ fn set_pdb(snapshot: &mut Snapshot, text: &str, rest: &str, value: &str) -> Resu
 }
 
 /// Moves a PDB's expected and healthy counts by the deltas and recomputes what it allows.
-fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, healthy: i32) {
+pub(crate) fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, healthy: i32) {
     let status = &mut pdb.status;
     status.expected_pods = (status.expected_pods + expected).max(0);
     status.current_healthy = (status.current_healthy + healthy).max(0);
