@@ -90,20 +90,27 @@ pub(crate) enum Placed {
 /// Karpenter's provisioner would at `now`, launching the NodeClaims they need, and binds them.
 /// Pure: changes only `snapshot`.
 pub(crate) fn place_new_pods(snapshot: &mut Snapshot, pods: &[String], now: Timestamp) -> Vec<Placement> {
-    let wanted: BTreeSet<&str> = pods
+    // Positions of the unbound pods asked for (only unbound pods are keyed: they are few).
+    let asked: BTreeSet<&str> = pods.iter().map(String::as_str).collect();
+    let positions: BTreeMap<String, usize> = snapshot
+        .pods
         .iter()
-        .map(String::as_str)
-        .filter(|k| snapshot.pods.iter().any(|p| p.metadata.key() == *k && p.spec.node_name.is_none()))
+        .enumerate()
+        .filter(|(_, p)| p.spec.node_name.is_none())
+        .map(|(i, p)| (p.metadata.key(), i))
+        .filter(|(k, _)| asked.contains(k.as_str()))
         .collect();
-    if wanted.is_empty() {
+    if positions.is_empty() {
         return Vec::new();
     }
-    mark_unschedulable(snapshot, &wanted, now);
+    let wanted: BTreeSet<&str> = positions.keys().map(String::as_str).collect();
+    mark_unschedulable(snapshot, positions.values().copied(), now);
     let solved = solve(snapshot, &wanted, now);
     let launched = create_node_claims(snapshot, &solved, now);
+    let mut seen = BTreeSet::new();
     let fates: Vec<(&String, Fate<'_>)> = pods
         .iter()
-        .filter(|p| wanted.contains(p.as_str()))
+        .filter(|p| wanted.contains(p.as_str()) && seen.insert(p.as_str()))
         .map(|pod| {
             let fate = match solved.to.get(pod.as_str()) {
                 Some(Solved::Existing(node)) => Fate::Bound { node: node.clone(), launch: None },
@@ -117,13 +124,15 @@ pub(crate) fn place_new_pods(snapshot: &mut Snapshot, pods: &[String], now: Time
             (pod, fate)
         })
         .collect();
-    let mut touched: BTreeSet<String> = BTreeSet::new();
-    for (pod, fate) in &fates {
-        if let Fate::Bound { node, .. } = fate {
-            bind(snapshot, pod, node, now);
-            touched.insert(node.clone());
-        }
-    }
+    let bound: Vec<(usize, &str)> = fates
+        .iter()
+        .filter_map(|(pod, fate)| match fate {
+            Fate::Bound { node, .. } => Some((*positions.get(pod.as_str())?, node.as_str())),
+            Fate::Pending(_) => None,
+        })
+        .collect();
+    bind(snapshot, &bound, now);
+    let touched: BTreeSet<String> = bound.iter().map(|(_, node)| (*node).to_owned()).collect();
     for node in &touched {
         record_pod_event(snapshot, node, now);
     }
@@ -170,8 +179,9 @@ struct Solution {
 
 /// `PodScheduled=False`, reason `Unschedulable`: what kube-scheduler writes on a pod it could
 /// not bind, and the only pending pods Karpenter's provisioner takes (`GetPendingPods`).
-fn mark_unschedulable(snapshot: &mut Snapshot, wanted: &BTreeSet<&str>, now: Timestamp) {
-    for pod in snapshot.pods.iter_mut().filter(|p| wanted.contains(p.metadata.key().as_str())) {
+fn mark_unschedulable(snapshot: &mut Snapshot, positions: impl Iterator<Item = usize>, now: Timestamp) {
+    for i in positions {
+        let Some(pod) = snapshot.pods.get_mut(i) else { continue };
         if pod.status.conditions.iter().any(|c| c.type_ == "PodScheduled") {
             continue;
         }
@@ -271,28 +281,37 @@ fn pool_sibling(snapshot: &Snapshot, pool: &str) -> Option<String> {
     names.first().map(|n| (*n).to_owned())
 }
 
-/// The pod bound to `node` and running, and the PDBs over it counting it healthy.
-fn bind(snapshot: &mut Snapshot, key: &str, node: &str, now: Timestamp) {
-    let Some(pod) = snapshot.pods.iter_mut().find(|p| p.metadata.key() == key) else { return };
-    pod.spec.node_name = Some(node.to_owned());
-    pod.metadata.creation_timestamp = Some(now);
+/// Each pod (by position) bound to its node and running, and the PDBs over it counting it
+/// healthy.
+fn bind(snapshot: &mut Snapshot, bound: &[(usize, &str)], now: Timestamp) {
     let condition = |kind: &str, at: Option<Timestamp>| Condition {
         type_: kind.into(),
         status: "True".into(),
         last_transition_time: at,
         ..Condition::default()
     };
-    pod.status = PodStatus {
-        phase: Some("Running".into()),
-        start_time: Some(now),
-        conditions: vec![condition("PodScheduled", Some(now)), condition("Ready", None)],
-        ..PodStatus::default()
-    };
-    let pod = pod.clone();
+    for &(i, node) in bound {
+        let Some(pod) = snapshot.pods.get_mut(i) else { continue };
+        pod.spec.node_name = Some(node.to_owned());
+        pod.metadata.creation_timestamp = Some(now);
+        pod.status = PodStatus {
+            phase: Some("Running".into()),
+            start_time: Some(now),
+            conditions: vec![condition("PodScheduled", Some(now)), condition("Ready", None)],
+            ..PodStatus::default()
+        };
+    }
     let limits = super::pdb::Limits::new(&snapshot.pdbs);
-    let over: BTreeSet<String> = limits.matching(&pod).iter().map(|b| b.metadata.key()).collect();
-    for pdb in snapshot.pdbs.iter_mut().filter(|b| over.contains(&b.metadata.key())) {
-        recount(pdb, 0, 1);
+    let mut healthy: BTreeMap<String, i32> = BTreeMap::new();
+    for pod in bound.iter().filter_map(|&(i, _)| snapshot.pods.get(i)) {
+        for pdb in limits.matching(pod) {
+            *healthy.entry(pdb.metadata.key()).or_default() += 1;
+        }
+    }
+    for pdb in &mut snapshot.pdbs {
+        if let Some(&more) = healthy.get(&pdb.metadata.key()) {
+            recount(pdb, 0, more);
+        }
     }
 }
 
