@@ -174,8 +174,14 @@ fn prepare_and_run(
     }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     let baseline = commands::forecast::baseline(cli, snapshot);
-    let overrides = prepare::apply_what_ifs(snapshot, &cli.input.overrides).map_err(Failure::Usage)?;
-    let ctx = Context { cli, now, overrides: &overrides, scope: scope(cli, source) };
+    let what_ifs = prepare::apply_what_ifs(snapshot, &cli.input.overrides, now).map_err(Failure::Usage)?;
+    let ctx = Context {
+        cli,
+        now,
+        overrides: &what_ifs.overrides,
+        placements: &what_ifs.placements,
+        scope: scope(cli, source),
+    };
     let outcome = commands::run(&ctx, snapshot, baseline)?;
     write_report(cli, format, &outcome.report, &completed.assumed)?;
     Ok(outcome.exit)

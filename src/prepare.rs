@@ -11,12 +11,18 @@
 //! 3. [`complete_catalogue`]: every instance-type figure the replay needs (`catalogue/`), with
 //!    what was estimated recorded so the replay can say `Uncertain`.
 //! 4. [`apply_what_ifs`]: `--set` overrides — last, after `snapshot` has written the state as
-//!    it was read (a what-if is never written into a snapshot).
+//!    it was read (a what-if is never written into a snapshot). The pods they add are then
+//!    scheduled as Karpenter's provisioner would, before the round
+//!    ([`apply_changes_and_place`], `engine/provisioner.rs`).
 //!
 //! Pure: no I/O. The prices file is read by the caller; warnings are returned, not printed.
 
+use foldhash::HashSet;
+use jiff::Timestamp;
+
 use crate::catalogue;
 use crate::commands::Failure;
+use crate::engine::provisioner::{place_new_pods, Placement};
 use crate::error::Error;
 use crate::report::Assumed;
 use crate::rules::select;
@@ -99,9 +105,46 @@ pub(crate) fn complete_catalogue(snapshot: &mut Snapshot) -> Vec<String> {
     findings
 }
 
-/// Stage 4: the `--set` what-ifs, returned as the overrides the report lists.
-pub(crate) fn apply_what_ifs(snapshot: &mut Snapshot, overrides: &[String]) -> Result<Vec<String>, String> {
-    crate::whatif::apply(snapshot, overrides)
+/// Stage 4's outcome: what the report lists about the what-ifs.
+#[derive(Debug, Default)]
+pub(crate) struct WhatIfs {
+    /// A description of each `--set`, as applied.
+    pub overrides: Vec<String>,
+    /// Where the pods they added went.
+    pub placements: Vec<Placement>,
+}
+
+/// Stage 4: the `--set` what-ifs, then the pods they added placed at `now`.
+pub(crate) fn apply_what_ifs(snapshot: &mut Snapshot, overrides: &[String], now: Timestamp) -> Result<WhatIfs, String> {
+    let (overrides, placements) = apply_changes_and_place(snapshot, now, |s| crate::whatif::apply(s, overrides))?;
+    Ok(WhatIfs { overrides, placements })
+}
+
+/// Applies `change` to the snapshot, then schedules every unbound pod it added (a scaled
+/// workload's new replicas, `whatif::scale_workload`; a Pod a manifest creates) as Karpenter's
+/// provisioner would at `now`: onto existing nodes, else onto NodeClaims launched for them
+/// (`engine/provisioner.rs`). Returns what `change` returned and where each new pod went, in
+/// the snapshot's pod order.
+///
+/// The pods are found by comparing the pod keys before and after `change`, so any change that
+/// adds pods (`--set`, `diff -f` applying manifests) gets the same provisioning step: all the
+/// new pods are solved together, as the provisioner solves one batch of pending pods.
+pub(crate) fn apply_changes_and_place<T>(
+    snapshot: &mut Snapshot,
+    now: Timestamp,
+    change: impl FnOnce(&mut Snapshot) -> Result<T, String>,
+) -> Result<(T, Vec<Placement>), String> {
+    let before: HashSet<String> = snapshot.pods.iter().map(|p| p.metadata.key()).collect();
+    let changed = change(snapshot)?;
+    let added: Vec<String> = snapshot
+        .pods
+        .iter()
+        .filter(|p| p.spec.node_name.is_none())
+        .map(|p| p.metadata.key())
+        .filter(|k| !before.contains(k))
+        .collect();
+    let placements = place_new_pods(snapshot, &added, now);
+    Ok((changed, placements))
 }
 
 #[cfg(test)]
@@ -185,8 +228,10 @@ mod tests {
     #[test]
     fn what_ifs_come_back_as_the_overrides_listed() {
         let mut s = cluster();
-        let applied = apply_what_ifs(&mut s, &["budgets=0".to_owned()]).expect("a valid what-if");
-        assert_eq!(applied.len(), 1);
-        assert!(apply_what_ifs(&mut s, &["nodepool/none.budgets=0".to_owned()]).is_err());
+        let applied =
+            apply_what_ifs(&mut s, &["budgets=0".to_owned()], crate::testing::now()).expect("a valid what-if");
+        assert_eq!(applied.overrides.len(), 1);
+        assert!(applied.placements.is_empty(), "a budget adds no pod");
+        assert!(apply_what_ifs(&mut s, &["nodepool/none.budgets=0".to_owned()], crate::testing::now()).is_err());
     }
 }

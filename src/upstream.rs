@@ -122,6 +122,11 @@ pub const FILTER_SAME_INSTANCE_TYPE: Upstream =
 pub const SINGLE_NODE_COMPUTE: Upstream =
     karpenter("pkg/controllers/disruption/singlenodeconsolidation.go", "SingleNodeConsolidation.ComputeCommands");
 pub const SIMULATE_SCHEDULING: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "SimulateScheduling");
+pub const PROVISIONER_SCHEDULE: Upstream =
+    karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.Schedule");
+pub const CREATE_NODE_CLAIMS: Upstream =
+    karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.CreateNodeClaims");
+pub const POD_EVENTS: Upstream = karpenter("pkg/controllers/nodeclaim/podevents/controller.go", "Controller.Reconcile");
 pub const NEW_SCHEDULER: Upstream =
     karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.NewScheduler");
 pub const SCHEDULER_ADD_EXISTING: Upstream =

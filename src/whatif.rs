@@ -210,8 +210,9 @@ fn set_pdb(snapshot: &mut Snapshot, text: &str, rest: &str, value: &str) -> Resu
     Ok(format!("pdb {ns}/{name}: {field}={value}"))
 }
 
-/// Moves a PDB's expected and healthy counts by the deltas and recomputes what it allows.
-fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, healthy: i32) {
+/// Moves a PDB's expected and healthy counts by the deltas and recomputes what it allows
+/// (also when the provisioning step makes a new pod Ready, `engine/provisioner.rs`).
+pub(crate) fn recount(pdb: &mut crate::snapshot::PodDisruptionBudget, expected: i32, healthy: i32) {
     let status = &mut pdb.status;
     status.expected_pods = (status.expected_pods + expected).max(0);
     status.current_healthy = (status.current_healthy + healthy).max(0);
@@ -235,7 +236,8 @@ fn set_replicas(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, val
 /// Scales the workload `kind_name/ns/name` (`kind_name` is `Deployment`, `StatefulSet` or
 /// `ReplicaSet`) to `wanted` replicas: extra pods are removed (highest names first), new ones
 /// join as pending copies of an existing pod, and the PDBs over them are recounted. Returns the
-/// keys (`ns/name`) of the pods it added. Shared by `--set` and `diff -f`.
+/// keys (`ns/name`) of the pods it added, which `prepare::apply_changes_and_place` then
+/// schedules (`engine/provisioner.rs`). Shared by `--set` and `diff -f`.
 pub(crate) fn scale_workload(
     snapshot: &mut Snapshot,
     kind_name: &str,

@@ -16,6 +16,7 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
         report::explain::explain_with_startup(&replay, snapshot, &name, ctx.overrides, ctx.cli.input.pod_startup.0)
             .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
     explanation.looked_up = looked_up;
+    explanation.placements = report::placement::views(ctx.placements);
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
         explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();

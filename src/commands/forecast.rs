@@ -28,7 +28,8 @@ pub(super) fn run(
     let delays = delays(args, ctx.cli.input.pod_startup.0);
     let unread = snapshot.info.unread.clone();
     let limits = Limits { rounds: args.rounds, until: args.until };
-    let with = report::forecast::document(&forecast(snapshot, ctx.now, &delays, limits), ctx.overrides, &unread);
+    let mut with = report::forecast::document(&forecast(snapshot, ctx.now, &delays, limits), ctx.overrides, &unread);
+    with.placements = report::placement::views(ctx.placements);
     let report = match baseline {
         None => Report::Forecast(Box::new(with)),
         Some(base) => {

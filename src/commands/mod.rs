@@ -42,6 +42,8 @@ pub(crate) struct Context<'a> {
     pub now: jiff::Timestamp,
     /// The `--set` what-ifs as applied, for the report's header.
     pub overrides: &'a [String],
+    /// Where the pods the what-ifs added went (`prepare::apply_what_ifs`).
+    pub placements: &'a [crate::engine::provisioner::Placement],
     /// `pdb-audit`'s namespaces (the kubeconfig's default namespace is read by `app.rs`).
     pub scope: Scope,
 }

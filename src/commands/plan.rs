@@ -10,6 +10,7 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot) -> Result<Outcome, Fai
     let selected = selection(ctx, snapshot)?;
     let replay = engine::replay(snapshot, ctx.now);
     let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, ctx.cli.input.pod_startup.0);
+    plan.placements = report::placement::views(ctx.placements);
     sort_nodes(&mut plan.nodes, ctx.cli.output.sort_by);
     if let Some(s) = selected {
         plan.nodes.retain(|n| s.nodes.contains(&n.name));

@@ -21,6 +21,7 @@ pub(crate) mod nodepool;
 pub(crate) mod pdb;
 pub(crate) mod pod;
 pub(crate) mod pricing;
+pub(crate) mod provisioner;
 pub mod scheduling;
 pub(crate) mod scoring;
 pub(crate) mod setup;

@@ -64,13 +64,39 @@ pub(crate) fn launch(
     at: Timestamp,
 ) -> Launch {
     let name = format!("forecast-{}-{}", replacement.node_pool, state.launched);
-    let chosen = cheapest_offering(&state.snapshot.instance_types, replacement, claim);
+    let launched = new_node(&mut state.snapshot, &name, "forecast", replacement, claim, like, at);
+    state.touch(&name);
+    if let Some(like) = like {
+        let copies = daemon_pod_copies(state.pods_on(like).iter().map(|&i| &state.snapshot.pods[i]), &name);
+        for copy in copies {
+            state.push_pod(copy);
+        }
+    }
+    launched
+}
+
+/// The NodeClaim and Node a launch creates, named `name` (provider ID
+/// `{scheme}:///{zone}/{name}`), on the cheapest available offering among the replacement's
+/// options ([`cheapest_offering`]), registered but not initialized, appended to `snapshot`.
+/// `like` is a node whose pool-independent labels (os, arch) the new node copies. Shared by the
+/// forecast's replacements ([`launch`]) and the provisioner's new NodeClaims
+/// (`engine/provisioner.rs`).
+pub(crate) fn new_node(
+    snapshot: &mut Snapshot,
+    name: &str,
+    scheme: &str,
+    replacement: &Replacement,
+    claim: Option<&NewClaim>,
+    like: Option<&str>,
+    at: Timestamp,
+) -> Launch {
+    let chosen = cheapest_offering(&snapshot.instance_types, replacement, claim);
     let (it, offering) = match chosen {
         Some((it, o)) => (Some(it.clone()), Some(o.clone())),
         None => (None, None),
     };
     let launch = Launch {
-        node: name.clone(),
+        node: name.to_owned(),
         node_pool: replacement.node_pool.clone(),
         instance_type: it
             .as_ref()
@@ -79,9 +105,9 @@ pub(crate) fn launch(
         capacity_type: offering.as_ref().map(|o| o.capacity_type.clone()).unwrap_or_default(),
         price: offering.as_ref().and_then(|o| o.price),
     };
-    let template = state.snapshot.node_pools.iter().find(|p| p.metadata.name == replacement.node_pool);
+    let template = snapshot.node_pools.iter().find(|p| p.metadata.name == replacement.node_pool);
     let mut labels: StringMap = StringMap::new();
-    if let Some(like) = like.and_then(|n| state.snapshot.nodes.iter().find(|x| x.metadata.name == n)) {
+    if let Some(like) = like.and_then(|n| snapshot.nodes.iter().find(|x| x.metadata.name == n)) {
         for key in ["kubernetes.io/os", "kubernetes.io/arch"] {
             if let Some(v) = like.metadata.labels.get(key) {
                 labels.insert(key.into(), v.clone());
@@ -95,7 +121,7 @@ pub(crate) fn launch(
         labels.extend(pool.spec.template.metadata.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     for (k, v) in [
-        (HOSTNAME, name.as_str()),
+        (HOSTNAME, name),
         (INSTANCE_TYPE, launch.instance_type.as_str()),
         (ZONE, launch.zone.as_str()),
         (CAPACITY_TYPE, launch.capacity_type.as_str()),
@@ -104,10 +130,10 @@ pub(crate) fn launch(
     ] {
         labels.insert(k.into(), v.into());
     }
-    let provider = format!("forecast:///{}/{name}", launch.zone);
+    let provider = format!("{scheme}:///{}/{name}", launch.zone);
     let resources = it.as_ref().map(allocatable).unwrap_or_default();
     let mut node = Node::default();
-    node.metadata.name.clone_from(&name);
+    name.clone_into(&mut node.metadata.name);
     node.metadata.labels.clone_from(&labels);
     node.metadata.creation_timestamp = Some(at);
     node.spec.provider_id = Some(provider.clone());
@@ -119,38 +145,31 @@ pub(crate) fn launch(
     nodeclaim.metadata.name = format!("{name}-claim");
     nodeclaim.metadata.labels = labels;
     nodeclaim.metadata.creation_timestamp = Some(at);
-    nodeclaim.status.node_name = Some(name.clone());
+    nodeclaim.status.node_name = Some(name.to_owned());
     nodeclaim.status.provider_id = Some(provider);
     nodeclaim.status.capacity.clone_from(&node.status.capacity);
     nodeclaim.status.allocatable = resources;
     nodeclaim.status.conditions.push(condition("Launched", "True", at));
-    state.touch(&name);
-    state.snapshot.nodes.push(node);
-    state.snapshot.node_claims.push(nodeclaim);
-    if let Some(like) = like {
-        copy_daemon_pods(state, like, &name);
-    }
+    snapshot.nodes.push(node);
+    snapshot.node_claims.push(nodeclaim);
     launch
 }
 
-/// The DaemonSet pods a new node runs, copied from a candidate (the DaemonSet controller
-/// creates one per node whose labels and taints it fits; the candidate's set is the estimate).
-fn copy_daemon_pods(state: &mut State, from: &str, to: &str) {
-    let copies: Vec<crate::snapshot::Pod> = state
-        .pods_on(from)
-        .iter()
-        .map(|&i| &state.snapshot.pods[i])
-        .filter(|p| crate::engine::pod::is_owned_by_daemonset(p))
+/// The DaemonSet pods a new node `to` runs, copied from `pods` (another node's): the DaemonSet
+/// controller creates one per node whose labels and taints it fits; that node's set is the
+/// estimate.
+pub(crate) fn daemon_pod_copies<'p>(
+    pods: impl Iterator<Item = &'p crate::snapshot::Pod>,
+    to: &str,
+) -> Vec<crate::snapshot::Pod> {
+    pods.filter(|p| crate::engine::pod::is_owned_by_daemonset(p))
         .map(|p| {
             let mut copy = p.clone();
             copy.metadata.name = format!("{}-{to}", p.metadata.name);
             copy.spec.node_name = Some(to.to_owned());
             copy
         })
-        .collect();
-    for copy in copies {
-        state.push_pod(copy);
-    }
+        .collect()
 }
 
 /// A node launched before the snapshot and not initialized at its start, and what the forecast
@@ -298,26 +317,29 @@ fn still_waiting_on(node: &Node, claim: &NodeClaim) -> String {
 /// (`nodeclaim/disruption/consolidation.go`).
 pub(crate) fn initialize(state: &mut State, name: &str, at: Timestamp) {
     state.touch(name);
-    let provider =
-        state.snapshot.nodes.iter().find(|n| n.metadata.name == name).and_then(|n| n.spec.provider_id.clone());
+    initialize_node(&mut state.snapshot, name, at);
+}
+
+/// [`initialize`] on a bare snapshot (the provisioner's new NodeClaims, `engine/provisioner.rs`).
+pub(crate) fn initialize_node(snapshot: &mut Snapshot, name: &str, at: Timestamp) {
+    let provider = snapshot.nodes.iter().find(|n| n.metadata.name == name).and_then(|n| n.spec.provider_id.clone());
     let is_its_claim = |c: &NodeClaim| {
         c.status.node_name.as_deref() == Some(name)
             || provider.as_deref().is_some_and(|id| c.status.provider_id.as_deref() == Some(id))
     };
-    let startup: Vec<crate::snapshot::Taint> = state
-        .snapshot
+    let startup: Vec<crate::snapshot::Taint> = snapshot
         .node_claims
         .iter()
         .find(|c| is_its_claim(c))
         .map(|c| c.spec.startup_taints.clone())
         .unwrap_or_default();
-    if let Some(node) = state.snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
+    if let Some(node) = snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
         node.metadata.labels.insert(INITIALIZED.into(), "true".into());
         node.spec.taints.retain(|t| !lifted_at_initialization(t, &startup));
         node.status.conditions.retain(|c| c.type_ != "Ready");
         node.status.conditions.push(condition("Ready", "True", at));
     }
-    if let Some(claim) = state.snapshot.node_claims.iter_mut().find(|c| is_its_claim(c)) {
+    if let Some(claim) = snapshot.node_claims.iter_mut().find(|c| is_its_claim(c)) {
         claim.metadata.labels.insert(INITIALIZED.into(), "true".into());
         for kind in ["Registered", "Initialized", "Consolidatable"] {
             claim.status.conditions.retain(|c| c.type_ != kind);

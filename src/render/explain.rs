@@ -167,6 +167,9 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
     for o in &e.overrides {
         out.push_str(&format!("override: {o}\n"));
     }
+    for line in super::placement::lines(&e.placements) {
+        out.push_str(&format!("{line}\n"));
+    }
     for u in &e.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
     }

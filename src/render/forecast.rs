@@ -144,6 +144,9 @@ pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Optio
     if !f.overrides.is_empty() {
         out.push_str(&format!("What-if: {}.\n", f.overrides.join("; ")));
     }
+    for line in super::placement::lines(&f.placements) {
+        out.push_str(&format!("- {line}\n"));
+    }
     out.push_str(&delays(f));
     out.push_str(&heading("Timeline", md));
     out.push_str(&timeline(f, md, no_headers, width));
@@ -171,6 +174,9 @@ pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Optio
 
 pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut out = format!("Forecast without and with: {}.\n", c.overrides.join("; "));
+    for line in super::placement::lines(&c.placements) {
+        out.push_str(&format!("- {line}\n"));
+    }
     out.push_str(&delays(&c.without));
     let totals = |f: &ForecastDoc| {
         let evictions: usize = f.workloads.iter().map(|w| w.evictions).sum();

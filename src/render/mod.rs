@@ -10,6 +10,7 @@ mod forecast;
 mod format;
 mod impact;
 mod pdb_audit;
+mod placement;
 mod structured;
 pub(crate) mod styles;
 mod table;

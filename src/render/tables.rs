@@ -161,6 +161,9 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
     for o in &p.overrides {
         out.push_str(&format!("- override: {o}\n"));
     }
+    for line in super::placement::lines(&p.placements) {
+        out.push_str(&format!("- {line}\n"));
+    }
     out.push_str(&at_a_glance(p));
     out
 }

@@ -33,6 +33,9 @@ pub struct NodeExplanation {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// Where the pods the what-ifs added went before the round (`engine/provisioner.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<super::placement::PlacementView>,
     /// For a Blocked or Safe node: each single change tried, replayed (at most `maxReplays`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub what_would_change: Vec<UnlockView>,
@@ -122,6 +125,7 @@ pub fn explain_with_startup(
         events,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
+        placements: Vec::new(),
         looked_up: None,
         what_would_change: Vec::new(),
     })

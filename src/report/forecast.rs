@@ -28,6 +28,9 @@ pub struct ForecastDoc {
     /// Seconds from the start of the last round the forecast ran.
     pub looked_until_seconds: i64,
     pub overrides: Vec<String>,
+    /// Where the pods the what-ifs added went before the round (`engine/provisioner.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<super::placement::PlacementView>,
     pub delays: Vec<DelayView>,
     pub rounds: Vec<RoundView>,
     pub savings: f64,
@@ -145,6 +148,9 @@ pub struct ComparisonDoc {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub overrides: Vec<String>,
+    /// Where the pods the what-ifs added went before the round (`engine/provisioner.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<super::placement::PlacementView>,
     pub workloads: Vec<WorkloadPair>,
     pub without: ForecastDoc,
     pub with: ForecastDoc,
@@ -257,6 +263,7 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
         looked_until_seconds: f.looked_until.as_secs(),
         max_rounds: f.max_rounds,
         overrides: overrides.to_vec(),
+        placements: Vec::new(),
         delays: delays(&f.delays),
         rounds,
         savings: money(f.rounds.last().map_or(0.0, |r| r.cumulative)),
@@ -309,7 +316,7 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
 }
 
 /// Both forecasts and, per workload, their bills side by side (most harm in either first).
-pub(crate) fn comparison(without: ForecastDoc, with: ForecastDoc, overrides: &[String]) -> ComparisonDoc {
+pub(crate) fn comparison(without: ForecastDoc, mut with: ForecastDoc, overrides: &[String]) -> ComparisonDoc {
     let mut names: Vec<&str> = without.workloads.iter().chain(&with.workloads).map(|w| w.workload.as_str()).collect();
     names.sort_unstable();
     names.dedup();
@@ -340,6 +347,8 @@ pub(crate) fn comparison(without: ForecastDoc, with: ForecastDoc, overrides: &[S
         api_version: API_VERSION,
         kind: "ForecastComparison",
         overrides: overrides.to_vec(),
+        // Stated once, beside the overrides they follow from.
+        placements: std::mem::take(&mut with.placements),
         workloads,
         without,
         with,

@@ -12,6 +12,7 @@ pub(crate) mod forecast;
 pub(crate) mod impact;
 pub(crate) mod instance_types;
 pub(crate) mod pdb_audit;
+pub(crate) mod placement;
 pub(crate) mod plan;
 pub(crate) mod plan_summary;
 pub(crate) mod score;

@@ -30,6 +30,9 @@ pub struct Plan {
     /// What-if overrides applied before the replay.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// Where the pods the what-ifs added went before the round (`engine/provisioner.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<super::placement::PlacementView>,
     /// The nodes `-l` / `-n` kept (`-l app=web: 3 of 10 nodes`); the round itself is the
     /// whole cluster's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,6 +147,7 @@ pub(crate) fn plan(
         impact,
         uncertain: replay.uncertain.clone(),
         overrides: overrides.to_vec(),
+        placements: Vec::new(),
         selection: None,
     }
 }

@@ -35,6 +35,10 @@ golden! {
     plan_demo_json: "plan-demo-json" => ["--demo", "plan", "-o", "json"];
     plan_demo_yaml: "plan-demo-yaml" => ["--demo", "plan", "-o", "yaml"];
     plan_demo_markdown: "plan-demo-markdown" => ["--demo", "plan", "-o", "markdown"];
+    plan_demo_two_replicas_text: "plan-demo-two-replicas-text" => ["--demo", "plan",
+        "--set", "deployment/tenant-a/app-b.replicas=2", "--set", "deployment/tenant-a/app-c.replicas=2"];
+    plan_demo_two_replicas_json: "plan-demo-two-replicas-json" => ["--demo", "plan",
+        "--set", "deployment/tenant-a/app-b.replicas=2", "--set", "deployment/tenant-a/app-c.replicas=2", "-o", "json"];
     score_balanced_sparse_node: "score-balanced-sparse-node"
         => ["--snapshot", &scenario_arg("seed-balanced-sparse-node-passes"), "score", "nodepool/default"];
     budgets_zero_blocks_underutilized: "budgets-zero-blocks-underutilized"

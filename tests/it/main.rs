@@ -7,6 +7,7 @@
 //! - `krew`: the krew manifest `scripts/krew-local.sh` renders, against krew's rules.
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
 //! - `impact`: what `explain` and `plan` say disrupting nodes costs the workloads.
+//! - `provisioning`: new replicas from `--set` scheduled before the round, on the demo.
 //! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
 //! - `live`: live mode over real HTTP against the fake API server in `support`.
 //! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
@@ -33,6 +34,7 @@ mod impact;
 mod krew;
 mod layering;
 mod live;
+mod provisioning;
 mod redaction;
 mod savings_guard;
 mod screen;
