@@ -214,7 +214,8 @@ fn diff(
         prepare::apply_prices(snapshot, prices);
     }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
-    let ctx = Context { cli, now, overrides: &cli.input.overrides, scope: scope(cli, source) };
+    // Each side places its own new pods: the context carries none.
+    let ctx = Context { cli, now, overrides: &cli.input.overrides, placements: &[], scope: scope(cli, source) };
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     let diffed = commands::diff::run(&ctx, args, snapshot, manifests, for_terminal)?;
     warn(&diffed.warnings);

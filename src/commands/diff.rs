@@ -54,6 +54,7 @@ struct Side {
     snapshot: Snapshot,
     applied: Vec<Applied>,
     sets: Vec<String>,
+    placements: Vec<crate::engine::provisioner::Placement>,
     assumed: Assumed,
     warnings: Vec<String>,
 }
@@ -80,7 +81,7 @@ pub(crate) fn run(
     parts.extend(objects.into_iter().map(|(file, object)| Part::Object { file, object }));
     parts.extend(input.overrides.iter().map(|s| Part::Set(s)));
 
-    let build = |spec: &Spec<'_>| build(raw, spec, escape);
+    let build = |spec: &Spec<'_>| build(raw, spec, ctx.now, escape);
     let before = build(&Spec::default())?;
     let mut after = build(&Spec { parts: parts.clone(), version })?;
     // Objects that change nothing read are not parts (they would attribute nothing).
@@ -143,7 +144,7 @@ pub(crate) fn run(
         captured_at: plan_after.captured_at,
         changes,
         ignored,
-        placed: Vec::new(),
+        placed: report::placement::views(&after.placements),
         before: doc::side_view(&plan_before, before.assumed.rules.version.clone()),
         after: doc::side_view(&plan_after, after.assumed.rules.version.clone()),
         command_changes: doc::command_changes(&plan_before, &plan_after),
@@ -162,8 +163,9 @@ pub(crate) fn run(
 }
 
 /// Builds one side: the snapshot as read, its settings and version (the spec's over the
-/// cluster's), the rule flips, the manifests' objects, the catalogue, the `--set` what-ifs.
-fn build(raw: &Snapshot, spec: &Spec<'_>, escape: bool) -> Result<Side, Failure> {
+/// cluster's), the rule flips, the manifests' objects, the catalogue, the `--set` what-ifs,
+/// and the pods they added placed before the round (`engine/provisioner.rs`).
+fn build(raw: &Snapshot, spec: &Spec<'_>, now: jiff::Timestamp, escape: bool) -> Result<Side, Failure> {
     let mut snapshot = raw.clone();
     let settings: Vec<String> =
         spec.parts.iter().filter_map(|p| if let Part::Setting(s) = p { Some((*s).to_owned()) } else { None }).collect();
@@ -173,23 +175,30 @@ fn build(raw: &Snapshot, spec: &Spec<'_>, escape: bool) -> Result<Side, Failure>
             snapshot.info.rules = snapshot.info.rules.clone().with(*rule, *on);
         }
     }
-    let mut applied = Vec::new();
-    for part in &spec.parts {
-        if let Part::Object { file, object } = part {
-            applied.push(apply(&mut snapshot, file, object).map_err(|why| Failure::Usage(format!("{file}: {why}")))?);
-        }
-    }
-    warnings.extend(prepare::complete_catalogue(&mut snapshot));
     let sets: Vec<String> =
         spec.parts.iter().filter_map(|p| if let Part::Set(s) = p { Some((*s).to_owned()) } else { None }).collect();
-    let sets = prepare::apply_what_ifs(&mut snapshot, &sets).map_err(Failure::Usage)?;
+    // The manifests, the catalogue they may need (a new NodePool's types), the what-ifs; then
+    // every pod they added is placed as the provisioner would, in one batch.
+    let ((applied, sets, estimated), placements) = prepare::apply_changes_and_place(&mut snapshot, now, |s| {
+        let mut applied = Vec::new();
+        for part in &spec.parts {
+            if let Part::Object { file, object } = part {
+                applied.push(apply(s, file, object).map_err(|why| format!("{file}: {why}"))?);
+            }
+        }
+        let estimated = prepare::complete_catalogue(s);
+        let sets = crate::whatif::apply(s, &sets)?;
+        Ok((applied, sets, estimated))
+    })
+    .map_err(Failure::Usage)?;
+    warnings.extend(estimated);
     let assumed = Assumed::of(&snapshot.info, &resolved);
     if escape {
         if let Some(escaped) = crate::terminal::escape_snapshot(&snapshot) {
             snapshot = escaped;
         }
     }
-    Ok(Side { snapshot, applied, sets, assumed, warnings })
+    Ok(Side { snapshot, applied, sets, placements, assumed, warnings })
 }
 
 /// Names the parts behind each moved node: those that move it alone; else those it needs

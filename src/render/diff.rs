@@ -56,20 +56,11 @@ pub(super) fn text(d: &DiffDoc, styles: &Styles, md: bool, no_headers: bool, wid
     }
 
     if !d.placed.is_empty() {
-        title(&mut out, "New pods, placed before the round");
-        let rows = d
-            .placed
-            .iter()
-            .map(|p| {
-                vec![
-                    p.pod.clone(),
-                    p.on.to_owned(),
-                    p.node.clone().unwrap_or_else(|| "-".into()),
-                    p.detail.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        out.push_str(&table(&["POD", "ON", "NODE", "DETAIL"], rows, &["ON"]));
+        title(&mut out, "New pods, placed before the round (after side)");
+        for line in super::placement::lines(&d.placed) {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
 
     title(&mut out, "The round, before and after");

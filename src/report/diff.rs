@@ -24,7 +24,7 @@ pub struct DiffDoc {
     pub ignored: Vec<String>,
     /// Where the pods the change adds went before the round (`pod → node`, or pending).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub placed: Vec<PlacedView>,
+    pub placed: Vec<super::placement::PlacementView>,
     pub before: SideView,
     pub after: SideView,
     /// Nodes whose verdict, action, reason or blockers differ, by name.
@@ -69,20 +69,6 @@ pub struct ChangeView {
     /// The upstream PR and function, for a rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upstream: Option<String>,
-}
-
-/// A pod the change added, and where the provisioning simulation put it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlacedView {
-    pub pod: String,
-    /// `existing`, `new` (a NodeClaim launched for it) or `pending` (fits nowhere).
-    pub on: &'static str,
-    /// The node it runs on; `null` when pending.
-    pub node: Option<String>,
-    /// Why it stays pending, or the launched NodeClaim's type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
 }
 
 /// One side's round at a glance.
