@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::scheduling::existing_node::BaseNode;
+use crate::engine::scheduling::existing_node::base::BaseNode;
 
 /// How many nodes share one pruning bound in a [`FitList`].
 const BLOCK: usize = 32;

@@ -37,7 +37,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use crate::engine::incremental::pod_index::PodIndex;
 use crate::engine::incremental::pod_requests::address;
 use crate::engine::incremental::world::World;
-use crate::engine::scheduling::scheduler::{Landing, Options, Simulation};
+use crate::engine::scheduling::scheduler::options::Options;
+use crate::engine::scheduling::scheduler::{Landing, Simulation};
 use crate::engine::scheduling::topology::{PodFilter, Rules};
 use crate::snapshot::Pod;
 
@@ -210,6 +211,6 @@ impl<'a> Simulation<'_, '_, 'a> {
     }
 }
 
-mod baseline;
+pub(in crate::engine) mod baseline;
 #[cfg(test)]
 mod tests;

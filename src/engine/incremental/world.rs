@@ -19,22 +19,22 @@ use crate::engine::incremental::fit_list::FitList;
 use crate::engine::incremental::kept_pod_index::{InPlace, KeptPodIndex};
 use crate::engine::incremental::pod_index::{selector_keys, IndexedKeys, PodIndex};
 use crate::engine::incremental::pod_requests::{address, PodRequests};
-use crate::engine::incremental::shared_pods::Baseline;
+use crate::engine::incremental::shared_pods::baseline::Baseline;
 use crate::engine::incremental::world_memo::{
     answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo,
 };
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
-use crate::engine::scheduling::existing_node::{base_node, BaseNode, DaemonPod};
-use crate::engine::scheduling::fit_error::RefusalClass;
+use crate::engine::scheduling::existing_node::base::{base_node, BaseNode, DaemonPod};
+use crate::engine::scheduling::fit_error::refusal_class::RefusalClass;
 use crate::engine::scheduling::host_port_usage::{HostPort, HostPortTable};
 use crate::engine::scheduling::instance_types::instance_type_values;
 use crate::engine::scheduling::node_claim_template::{daemon_pods, templates, Template};
 use crate::engine::scheduling::preferences::Preferences;
 use crate::engine::scheduling::queue;
 use crate::engine::scheduling::requirements::Requirements;
-use crate::engine::scheduling::scheduler::Settings;
+use crate::engine::scheduling::scheduler::options::Settings;
 use crate::engine::scheduling::taints;
 use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
@@ -44,7 +44,7 @@ use counts::DomainTable;
 pub(crate) use fit_key::FitKey;
 
 mod counts;
-mod fit_key;
+pub(in crate::engine) mod fit_key;
 
 /// Shared, read-only (but memoising) state of all simulations of one replay.
 #[derive(Debug)]
@@ -599,7 +599,7 @@ impl<'c, 'a> World<'c, 'a> {
         let requirements = crate::engine::scheduling::pod_data::node_requirements(&relaxed, self.cluster);
         let claimable = |r: &Requirements| {
             r.get(HOSTNAME).is_none_or(|h| {
-                h.values.iter().any(|v| v.starts_with(crate::engine::scheduling::node_claim::PLACEHOLDER_PREFIX))
+                h.values.iter().any(|v| v.starts_with(crate::engine::scheduling::node_claim::claim::PLACEHOLDER_PREFIX))
             })
         };
         let pins: Option<Rc<[usize]>> =

@@ -15,7 +15,6 @@ use crate::quantity::Quantity;
 use crate::snapshot::{Pod, Resources};
 
 pub(crate) use self::base::BaseNode;
-pub(in crate::engine) use self::base::{assemble, base_node, node_parts, DaemonPod, NodeParts};
 
 /// Why a consolidation simulation refuses a node under its pool's `consolidateAfter`; the rule
 /// is version-dependent, so the reason names it (`crate::rules::RULES`, #3006).
@@ -132,7 +131,7 @@ fn free_on(node: &BaseNode<'_>, placed: Option<&Placed>, resource: &str) -> Quan
     }
 }
 
-mod base;
+pub(in crate::engine) mod base;
 
 #[cfg(test)]
 mod tests {

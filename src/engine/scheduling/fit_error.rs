@@ -122,6 +122,6 @@ impl<'a> Simulation<'_, '_, 'a> {
     }
 }
 
-mod refusal_class;
+pub(in crate::engine) mod refusal_class;
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use crate::engine::labels::{is_well_known, HOSTNAME};
 use crate::engine::pod;
 use crate::snapshot::{InstanceType, Offering, Pod, Resources};
 
-pub(in crate::engine) use self::claim::{placeholder_hostname, Claim, PLACEHOLDER_PREFIX};
+pub(in crate::engine) use self::claim::Claim;
 
 /// What a pod joining a claim changes on it.
 pub(in crate::engine) struct Addition<'a> {
@@ -247,7 +247,7 @@ impl std::fmt::Display for ClaimRefusal<'_> {
     }
 }
 
-mod claim;
+pub(in crate::engine) mod claim;
 
 #[cfg(test)]
 mod tests {
@@ -255,7 +255,7 @@ mod tests {
 
     use super::super::scheduler::{Options, Simulation};
     use super::super::topology::Rules;
-    use super::{placeholder_hostname, Claim};
+    use super::claim::{placeholder_hostname, Claim};
     use crate::engine::incremental::world::World;
     use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME};
     use crate::engine::state::Cluster;

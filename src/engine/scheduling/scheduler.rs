@@ -14,14 +14,13 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::host_port_usage::HostPort;
-use super::node_claim::placeholder_hostname;
-use super::node_claim::Claim;
+use super::node_claim::claim::{placeholder_hostname, Claim};
 use super::requirements::Requirements;
 use super::results::{Destination, NewClaim, PodMove, Results};
 use super::topology::{self, PodTerms};
 use super::{pod_data, preferences, queue};
 use crate::engine::incremental::pod_index::PodIndex;
-use crate::engine::incremental::shared_pods::Tracker;
+use crate::engine::incremental::shared_pods::baseline::Tracker;
 use crate::engine::incremental::world::World;
 use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pod;
@@ -29,7 +28,6 @@ use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Pod, Resources};
 
 pub use self::options::Options;
-pub(crate) use self::options::Settings;
 
 /// Karpenter's error for a pod asking for DRA devices while `IGNORE_DRA_REQUESTS` is on
 /// (`scheduler.go add`, `NewDRAError`).
@@ -533,7 +531,7 @@ pub(in crate::engine) fn describe_resources(r: &Resources) -> String {
 
 mod finalize;
 mod limits;
-mod options;
+pub(in crate::engine) mod options;
 #[cfg(test)]
 mod tests;
 mod view;
