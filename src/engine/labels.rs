@@ -15,6 +15,25 @@ pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 pub const DISRUPTED_TAINT: &str = "karpenter.sh/disrupted";
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// The label a reserved offering's capacity reservation ID goes under (the AWS provider's
+/// `cloudprovider.ReservationIDLabel`).
+pub(crate) const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
+
+/// The label keys a pod's requirement on a new NodeClaim is checked against as well known
+/// (`can_add_claim` in `scheduling/node_claim.rs`, and the topology of pods on open claims).
+pub(crate) fn is_well_known(key: &str) -> bool {
+    matches!(
+        key,
+        ZONE | INSTANCE_TYPE
+            | CAPACITY_TYPE
+            | HOSTNAME
+            | "kubernetes.io/arch"
+            | "kubernetes.io/os"
+            | "topology.kubernetes.io/region"
+            | "node.kubernetes.io/windows-build"
+    ) || key.starts_with("karpenter.k8s.aws/")
+}
+
 /// Legacy label keys and the stable keys they stand for.
 ///
 /// Mirrors karpenter `pkg/apis/v1/labels.go` `NormalizedLabels`: every requirement built from a

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::scheduling::instance_type_values;
+use crate::engine::scheduling::instance_types::instance_type_values;
 use crate::snapshot::{InstanceType, NodePool};
 
 /// The minValues of one NodePool, by label key.

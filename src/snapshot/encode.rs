@@ -2,6 +2,7 @@
 //! [`Value`] ([`encode`]), or written object by object as it is encoded ([`write()`]), which
 //! `snapshot` uses so that no document tree or text of the whole cluster is held.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -34,7 +35,7 @@ pub(super) fn each_document(s: &Snapshot, f: &mut impl FnMut(Value)) {
 /// Calls `f` with the document of each item whose compact JSON text contains one of
 /// `needles`: a quick test on text written into one reused buffer spares building the
 /// document of every item that cannot matter.
-pub(super) fn each_document_containing(s: &Snapshot, needles: &[&str], f: &mut impl FnMut(Value)) {
+fn each_document_containing(s: &Snapshot, needles: &[&str], f: &mut impl FnMut(Value)) {
     struct Matching<'f, 'n, F> {
         f: &'f mut F,
         needles: &'n [&'n str],
@@ -55,6 +56,35 @@ pub(super) fn each_document_containing(s: &Snapshot, needles: &[&str], f: &mut i
         }
     }
     let Ok(()) = visit(s, None, &mut Matching { f, needles, text: Vec::new() });
+}
+
+/// The label keys of every `Gt`/`Lt` (and Karpenter's `Gte`/`Lte`) requirement anywhere in the
+/// snapshot (NodePools, NodeClaims, pods' node affinity, PersistentVolumes): their values must
+/// stay numbers. Read from each item's document in turn, never the whole snapshot's.
+pub(super) fn numeric_keys(s: &Snapshot) -> HashSet<String> {
+    let mut keys = HashSet::new();
+    let mut scan = |object: Value| {
+        let mut stack = vec![object];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(map) => {
+                    let numeric = map
+                        .get("operator")
+                        .and_then(Value::as_str)
+                        .is_some_and(|op| matches!(op, "Gt" | "Lt" | "Gte" | "Lte"));
+                    if let (true, Some(key)) = (numeric, map.get("key").and_then(Value::as_str)) {
+                        keys.insert(key.to_owned());
+                    }
+                    stack.extend(map.into_iter().map(|(_, v)| v));
+                }
+                _ => {}
+            }
+        }
+    };
+    // An object with `"operator": "Gt"` (or `Lt`, `Gte`, `Lte`) reads so in compact JSON.
+    each_document_containing(s, &[r#""operator":"G"#, r#""operator":"L"#], &mut scan);
+    keys
 }
 
 /// What [`visit`] hands each item to.

@@ -115,7 +115,7 @@ impl Snapshot {
     /// `redact` ([`redact::redact`]'s snapshot), object by object as each is encoded: neither
     /// the document tree, nor the text, nor a redacted copy of the cluster is held.
     pub fn write_text(&self, json: bool, redact: bool, out: impl std::io::Write) -> std::io::Result<()> {
-        let redaction = redact.then(|| redact::objects::Redaction::new(self));
+        let redaction = redact.then(|| redact::objects::Redaction::new(self, encode::numeric_keys(self)));
         encode::write(self, redaction.as_ref(), json, out)
     }
 

@@ -92,7 +92,7 @@ pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     let mut collected = snapshot.clone();
     let mut first = Redactor {
         collecting: Some(ByCategory::default()),
-        numeric_keys: objects::numeric_keys(snapshot),
+        numeric_keys: super::encode::numeric_keys(snapshot),
         ..Redactor::default()
     };
     first.snapshot(&mut collected);
@@ -698,7 +698,7 @@ fn keeps_value(key: &str) -> bool {
 }
 
 /// Empty strings and booleans identify nothing. Numbers can (an AWS account id), so they are
-/// kept only under keys a `Gt`/`Lt` compares (see [`objects::numeric_keys`]).
+/// kept only under keys a `Gt`/`Lt` compares (see [`super::encode::numeric_keys`]).
 fn is_flag(value: &str) -> bool {
     value.is_empty() || matches!(value, "true" | "false" | "True" | "False")
 }

@@ -2,7 +2,14 @@
 //! The check is crude on purpose: a banned word anywhere in a file (code, test or comment) of
 //! the module fails the test. Known exceptions live in [`ALLOWED`], each with its reason, and an
 //! exception that no longer matches anything fails too, so the list cannot rot.
+//!
+//! Second rule: no import circle between the library's files ([`imports`] reads which file takes
+//! which name from which). A module's own submodules may use its items through `super::`; any
+//! other arrow counts, so two files never need each other.
 
+mod imports;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::support::root;
@@ -160,4 +167,45 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+#[test]
+fn no_import_circle_between_files() {
+    let edges = imports::edges("src/lib.rs", &|path| std::fs::read_to_string(root().join(path)).ok());
+    assert!(edges.len() > 100, "only {} import arrows read from src/: the reader is broken", edges.len());
+    let circles: Vec<String> = imports::circles(&edges).iter().map(|c| imports::describe(c, &edges)).collect();
+    assert!(
+        circles.is_empty(),
+        "files that import each other in a circle: move what both need to a file of its own \
+         (CONTRIBUTING.md, \"Imports go one way\"):\n{}",
+        circles.join("\n")
+    );
+}
+
+/// A tree of four files in memory: `a.rs` takes a name from `b.rs`, which takes one back
+/// through the re-export in `lib.rs`; `c.rs` uses its parent `lib.rs` only through `super::`.
+fn circular_tree(path: &str) -> Option<String> {
+    let text = match path {
+        "src/lib.rs" => "mod a;\nmod b;\nmod c;\npub use a::Shared;\npub struct Root;\n",
+        "src/a.rs" => "use crate::b::helper;\n// use crate::c::Nothing; a comment names no file\npub struct Shared;\n",
+        "src/b.rs" => "pub fn helper() -> crate::Shared { let _ = \"crate::c::Gone\"; crate::Shared }\n",
+        "src/c.rs" => "use super::Root;\n#[cfg(test)]\nmod tests { use crate::a::Shared; }\n",
+        _ => return None,
+    };
+    Some(text.to_owned())
+}
+
+#[test]
+fn the_circle_check_follows_re_exports_to_the_defining_file() {
+    let edges = imports::edges("src/lib.rs", &circular_tree);
+    let arrows: BTreeSet<(&str, &str)> = edges.keys().map(|(from, to)| (from.as_str(), to.as_str())).collect();
+    // lib.rs re-exports a.rs; b.rs names `crate::Shared`, defined in a.rs; c.rs's `super::Root`
+    // is its parent's, and its test module, the comment and the string count for nothing.
+    let expected: BTreeSet<(&str, &str)> =
+        [("src/a.rs", "src/b.rs"), ("src/b.rs", "src/a.rs"), ("src/lib.rs", "src/a.rs")].into();
+    assert_eq!(arrows, expected);
+    assert_eq!(imports::circles(&edges), [vec!["src/a.rs".to_owned(), "src/b.rs".to_owned()]]);
+    let described = imports::describe(&imports::circles(&edges)[0], &edges);
+    assert!(described.contains("src/a.rs -> src/b.rs: helper"), "{described}");
+    assert!(described.contains("src/b.rs -> src/a.rs: Shared"), "{described}");
 }

@@ -13,7 +13,7 @@
 //! - `savings_guard`: no consolidation replacement without a saving at its worst launch price,
 //!   on every scenario's report and as a property over synthetic clusters.
 //! - `screen`: every answer fits `COLUMNS` (goldens at 80 and 200 columns, no line too wide).
-//! - `layering`: the one-way data flow, checked on the source text.
+//! - `layering`: the one-way data flow and no import circle between files, checked on the source text.
 //! - `redaction`: `snapshot --redact` replays to the same verdicts, on every scenario.
 //! - `bad_input`: hostile and broken files through the binary, bounded in time and memory.
 //! - `fuzz_regressions`: every input a fuzz target failed on, with that target's oracle.

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use crate::engine::scheduling::existing_node::BaseNode;
+use crate::engine::scheduling::existing_node::base::BaseNode;
 use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::snapshot::Pod;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::incremental::world::World;
+use crate::engine::scheduling::existing_node::base::BaseNode;
 
 /// How many nodes share one pruning bound in a [`FitList`].
 const BLOCK: usize = 32;
@@ -46,15 +46,17 @@ impl Blocks {
 }
 
 impl FitList {
-    pub(in crate::engine) fn new(positions: Vec<usize>, world: &World<'_, '_>) -> Self {
+    /// `positions` index `order` (the destination order), which indexes `nodes`: the shared
+    /// world's, passed as plain slices so that this file does not import the world.
+    pub(in crate::engine) fn new(positions: Vec<usize>, nodes: &[BaseNode<'_>], order: &[usize]) -> Self {
         let free = |p: usize| {
-            let node = &world.nodes[world.order[p]];
+            let node = &nodes[order[p]];
             (node.free_cpu, node.free_memory)
         };
         // Borrowed while grouping: a zone's name is copied once, not once per node.
         let mut zoned: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for &p in &positions {
-            if let Some(zone) = world.nodes[world.order[p]].zone() {
+            if let Some(zone) = nodes[order[p]].zone() {
                 zoned.entry(zone).or_default().push(p);
             }
         }

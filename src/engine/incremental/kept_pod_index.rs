@@ -47,7 +47,7 @@ impl KeptPodIndex {
         }
         // The keys are a union over the pods, so the appended pods' own keys are all that can
         // be new: the kept keys stand when they have them all, else the two make the union.
-        let appended = crate::engine::incremental::world::selector_keys(&pods[index.covered..]);
+        let appended = crate::engine::incremental::pod_index::selector_keys(&pods[index.covered..]);
         if !appended.iter().all(|k| index.keys.binary_search(k).is_ok()) {
             let mut keys: Vec<String> = index.keys.iter().chain(appended.iter()).cloned().collect();
             keys.sort_unstable();

@@ -7,13 +7,13 @@
 //!
 //! | file | what it holds | keyed on / valid while | how it is checked |
 //! |---|---|---|---|
-//! | `world.rs` | what every simulation of one replay shares: each node as a destination, every pod's fit, the NodePools' templates, memoised topology counts | one replay of one snapshot (built per round) | a simulation records only its own changes on top; the scheduler's tests compare against a pass that rebuilds |
+//! | `world.rs` (`world/fit_key.rs`: what a static fit is memoised from) | what every simulation of one replay shares: each node as a destination, every pod's fit, the NodePools' templates, memoised topology counts | one replay of one snapshot (built per round) | a simulation records only its own changes on top; the scheduler's tests compare against a pass that rebuilds |
 //! | `world/counts.rs` | the topology counts every simulation starts from | topology key and pod filter, per world | debug builds recount a reused tally and assert equality |
 //! | `fit_list.rs` | the nodes that statically accept a class of pods, with room bounds | the pod's fit key (requirements, tolerations) | unit tests of the pruning bound (a zero request is never refused) |
 //! | `pod_index.rs` | pods in place by namespace and label | the pods' namespaces and labels | unit tests against a scan of every pod |
 //! | `pod_requests.rs` | each pod's requests, shared per controller | the pod's containers (fixed for a snapshot) | computed from the same function as a lone pod's |
 //! | `anti_affinity_index.rs` | required anti-affinity terms of the pods in place, by label | the terms' selectors | the scheduler's differential tests |
-//! | `shared_pods.rs` | the pending and deleting nodes' pods placed once with no candidate removed | a proof per pod that the candidate cannot change its first attempt (see the file) | `shared_pods/tests.rs`: random clusters, the reuse against placing every pod again |
+//! | `shared_pods.rs` (its `Baseline` and `Tracker` types: `shared_pods/baseline.rs`) | the pending and deleting nodes' pods placed once with no candidate removed | a proof per pod that the candidate cannot change its first attempt (see the file) | `shared_pods/tests.rs`: random clusters, the reuse against placing every pod again |
 //! | `world_memo.rs` | across a forecast's rounds: requests, each node's destination parts, static answers, kept counts | a copy of each node's inputs (Node, NodeClaim, its pods) and a stamp per node | debug builds compare every node and assert that nothing changed unannounced; kept fit keys are re-derived and compared |
 //! | `kept_pod_index.rs` | the pod index across rounds | positions in `snapshot.pods` (a forecast only appends pods and never relabels one) | rebuilt and compared in `world_memo/tests.rs` |
 //! | `pod_table.rs` | per pod of a forecast's snapshot: the PDBs selecting it, the facts its candidacy gates read | position in `snapshot.pods` (a forecast never changes a pod's labels, owners or annotations, nor a PDB's selector) | `round_cache.rs` tests: an appended pod and its PDB |
@@ -21,6 +21,10 @@
 //!
 //! A new cache goes here, not among the twins, with its row in this table: what it keys on,
 //! and the test or debug assertion that holds it against a fresh computation.
+//!
+//! The caches import the twins' plain types, never the simulation; only `shared_pods.rs`, which
+//! runs simulations to build its baseline, sits above it. What the world and the scheduler both
+//! name of a cache (`Baseline`, `Tracker`, `FitKey`) lives in a file that imports neither.
 
 pub(crate) mod anti_affinity_index;
 pub(crate) mod fit_list;

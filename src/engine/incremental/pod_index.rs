@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use crate::engine::scheduling::topology::PodFilter;
 use crate::snapshot::Pod;
@@ -116,6 +116,37 @@ impl<'a, L: Copy> PodIndex<'a, L> {
 
 pub(in crate::engine) fn is_indexed(keys: Option<&[String]>, key: &str) -> bool {
     keys.is_none_or(|keys| keys.binary_search_by(|k| k.as_str().cmp(key)).is_ok())
+}
+
+/// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
+/// requires through `matchLabels`.
+pub(in crate::engine) fn selector_keys(pods: &[Pod]) -> IndexedKeys {
+    let mut keys: HashSet<String> = HashSet::default();
+    for pod in pods {
+        let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());
+        let affinity = pod.spec.affinity.as_ref();
+        let affinity_terms = affinity.and_then(|a| a.pod_affinity.as_ref()).into_iter().flat_map(|a| {
+            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
+            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
+            required.chain(preferred.map(|w| &w.pod_affinity_term))
+        });
+        let anti_terms = affinity.and_then(|a| a.pod_anti_affinity.as_ref()).into_iter().flat_map(|a| {
+            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
+            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
+            required.chain(preferred.map(|w| &w.pod_affinity_term))
+        });
+        let terms = affinity_terms.chain(anti_terms).filter_map(|t| t.label_selector.as_ref());
+        for selector in spreads.chain(terms) {
+            for key in selector.match_labels.iter().flatten().map(|(k, _)| k) {
+                if !keys.contains(key) {
+                    keys.insert(key.clone());
+                }
+            }
+        }
+    }
+    let mut keys: Vec<String> = keys.into_iter().collect();
+    keys.sort_unstable();
+    keys.into()
 }
 
 #[cfg(test)]

@@ -31,47 +31,20 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::rc::Rc;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::engine::incremental::pod_index::PodIndex;
 use crate::engine::incremental::pod_requests::address;
 use crate::engine::incremental::world::World;
-use crate::engine::scheduling::scheduler::{Landing, Options, Simulation};
-use crate::engine::scheduling::topology::{PodFilter, PodTerms, Rules};
+use crate::engine::scheduling::scheduler::options::Options;
+use crate::engine::scheduling::scheduler::{Landing, Simulation};
+use crate::engine::scheduling::topology::{PodFilter, Rules};
 use crate::snapshot::Pod;
 
-/// Where a shared pod's first attempt went with no candidate removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum First {
-    Node(usize),
-    /// A NodeClaim of the baseline's own.
-    Claim,
-    Nowhere,
-}
-
-/// One shared pod as the baseline saw it.
-#[derive(Debug)]
-struct SharedPod {
-    first: First,
-    /// The topology rules of that attempt, when it took an existing node as queued (no
-    /// preference relaxed): the only attempts reused.
-    rules: Option<Rules>,
-    terms: Rc<PodTerms>,
-    /// Nodes holding a pod whose required anti-affinity selects this one, ascending.
-    holders: Vec<usize>,
-}
-
-/// The shared pods' first attempts in a simulation with no candidate (per value of
-/// [`Options::consolidation`], which decides the destinations under consolidateAfter).
-#[derive(Debug)]
-pub(crate) struct Baseline {
-    /// By pod address.
-    pods: HashMap<usize, SharedPod>,
-    /// Per node: its position in the destination order.
-    position: Vec<usize>,
-}
+pub(crate) use self::baseline::Baseline;
+pub(in crate::engine) use self::baseline::Tracker;
+use self::baseline::{First, SharedPod};
 
 impl Baseline {
     pub(in crate::engine) fn new(world: &World<'_, '_>, consolidation: bool) -> Self {
@@ -100,31 +73,6 @@ impl Baseline {
         }
         Baseline { pods, position }
     }
-}
-
-/// What one candidate's simulation changed against the [`Baseline`] during its first pass over
-/// the queue (retries are always placed as usual).
-#[derive(Debug)]
-pub(in crate::engine) struct Tracker<'a> {
-    baseline: Rc<Baseline>,
-    candidates: Vec<usize>,
-    /// Pods that sit elsewhere than in the baseline at this point: the candidates' pods that
-    /// landed, and shared pods that went elsewhere (where they went in either pass).
-    moved: PodIndex<'a, ()>,
-    /// The terms of those of them with required anti-affinity.
-    moved_anti: Vec<Rc<PodTerms>>,
-    /// Positions (destination order) of the existing nodes that lost a pod against the
-    /// baseline at this point (a shared pod that went elsewhere).
-    emptier: BTreeSet<usize>,
-    /// Existing nodes holding a pod they did not hold in the baseline.
-    fuller: HashSet<usize>,
-    /// Per topology filter (by address: the terms are shared and outlive the simulation):
-    /// whether it selects a moved pod, and how many moved pods that answer covers.
-    seen_filters: RefCell<HashMap<usize, (bool, usize)>>,
-    /// Shared pods whose first attempt is still to come: once none is, nothing is tracked.
-    shared_left: usize,
-    /// Shared pods taken from the baseline, for tests and profiles.
-    pub(in crate::engine) reused: usize,
 }
 
 impl<'a> Tracker<'a> {
@@ -263,5 +211,6 @@ impl<'a> Simulation<'_, '_, 'a> {
     }
 }
 
+pub(in crate::engine) mod baseline;
 #[cfg(test)]
 mod tests;

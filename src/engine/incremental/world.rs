@@ -17,32 +17,34 @@ use std::sync::Arc;
 use crate::engine::incremental::anti_affinity_index::{AntiAffinityGroups, TermsOf};
 use crate::engine::incremental::fit_list::FitList;
 use crate::engine::incremental::kept_pod_index::{InPlace, KeptPodIndex};
-use crate::engine::incremental::pod_index::{IndexedKeys, PodIndex};
+use crate::engine::incremental::pod_index::{selector_keys, IndexedKeys, PodIndex};
 use crate::engine::incremental::pod_requests::{address, PodRequests};
-use crate::engine::incremental::shared_pods::Baseline;
+use crate::engine::incremental::shared_pods::baseline::Baseline;
 use crate::engine::incremental::world_memo::{
     answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo,
 };
 use crate::engine::labels::{selector_matches, HOSTNAME};
 use crate::engine::pdb::Limits;
 use crate::engine::pod;
-use crate::engine::scheduling::existing_node::{base_node, BaseNode, DaemonPod};
-use crate::engine::scheduling::fit_error::RefusalClass;
+use crate::engine::scheduling::existing_node::base::{base_node, BaseNode, DaemonPod};
+use crate::engine::scheduling::fit_error::refusal_class::RefusalClass;
 use crate::engine::scheduling::host_port_usage::{HostPort, HostPortTable};
 use crate::engine::scheduling::instance_types::instance_type_values;
 use crate::engine::scheduling::node_claim_template::{daemon_pods, templates, Template};
 use crate::engine::scheduling::preferences::Preferences;
 use crate::engine::scheduling::queue;
 use crate::engine::scheduling::requirements::Requirements;
-use crate::engine::scheduling::scheduler::Settings;
+use crate::engine::scheduling::scheduler::options::Settings;
 use crate::engine::scheduling::taints;
 use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::quantity::Quantity;
 use crate::snapshot::{Pod, Resources};
 use counts::DomainTable;
+pub(crate) use fit_key::FitKey;
 
 mod counts;
+pub(in crate::engine) mod fit_key;
 
 /// Shared, read-only (but memoising) state of all simulations of one replay.
 #[derive(Debug)]
@@ -177,19 +179,9 @@ pub struct PodFit {
     pub fits: FitList,
 }
 
-/// A pod's node requirements and the fingerprint pods that fit alike share (with its
-/// tolerations): what a static fit is computed and memoised from.
-#[derive(Debug)]
-pub(crate) struct FitKey {
-    requirements: Rc<[Requirements]>,
-    fingerprint: String,
-}
-
-impl FitKey {
-    fn new(pod: &Pod, cluster: &Cluster<'_>) -> Self {
-        let requirements = crate::engine::scheduling::pod_data::node_requirements(pod, cluster);
-        let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
-        FitKey { requirements: requirements.into(), fingerprint }
+impl queue::RequestsLookup for World<'_, '_> {
+    fn requests(&self, pod: &Pod) -> Cow<'_, Resources> {
+        World::requests(self, pod)
     }
 }
 
@@ -336,7 +328,7 @@ impl<'c, 'a> World<'c, 'a> {
             AntiAffinityGroups::new(&world.nodes, cluster, kept)
         };
         world.anti_affinity_groups = groups;
-        world.templates = templates(&world);
+        world.templates = templates(world.cluster, &world.daemon_pods);
         world.preferences = Preferences::new(world.templates.iter().flat_map(|t| &t.taints));
         world
     }
@@ -561,7 +553,7 @@ impl<'c, 'a> World<'c, 'a> {
             Some(positions) => positions.into_iter().filter(|p| accepts(p)).collect(),
             None => (0..self.order.len()).filter(|p| accepts(p)).collect(),
         };
-        FitList::new(fits, self)
+        FitList::new(fits, &self.nodes, &self.order)
     }
 
     /// When every alternative requires `kubernetes.io/hostname` `In` some values, the only
@@ -607,7 +599,7 @@ impl<'c, 'a> World<'c, 'a> {
         let requirements = crate::engine::scheduling::pod_data::node_requirements(&relaxed, self.cluster);
         let claimable = |r: &Requirements| {
             r.get(HOSTNAME).is_none_or(|h| {
-                h.values.iter().any(|v| v.starts_with(crate::engine::scheduling::node_claim::PLACEHOLDER_PREFIX))
+                h.values.iter().any(|v| v.starts_with(crate::engine::scheduling::node_claim::claim::PLACEHOLDER_PREFIX))
             })
         };
         let pins: Option<Rc<[usize]>> =
@@ -672,37 +664,6 @@ impl<'c, 'a> World<'c, 'a> {
         self.universes.borrow_mut().insert(key.to_owned(), Rc::clone(&out));
         out
     }
-}
-
-/// Every label key a topology spread constraint or a pod (anti-)affinity term of some pod
-/// requires through `matchLabels`.
-pub(in crate::engine) fn selector_keys(pods: &[Pod]) -> IndexedKeys {
-    let mut keys: HashSet<String> = HashSet::default();
-    for pod in pods {
-        let spreads = pod.spec.topology_spread_constraints.iter().filter_map(|c| c.label_selector.as_ref());
-        let affinity = pod.spec.affinity.as_ref();
-        let affinity_terms = affinity.and_then(|a| a.pod_affinity.as_ref()).into_iter().flat_map(|a| {
-            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
-            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
-            required.chain(preferred.map(|w| &w.pod_affinity_term))
-        });
-        let anti_terms = affinity.and_then(|a| a.pod_anti_affinity.as_ref()).into_iter().flat_map(|a| {
-            let required = a.required_during_scheduling_ignored_during_execution.iter().flatten();
-            let preferred = a.preferred_during_scheduling_ignored_during_execution.iter().flatten();
-            required.chain(preferred.map(|w| &w.pod_affinity_term))
-        });
-        let terms = affinity_terms.chain(anti_terms).filter_map(|t| t.label_selector.as_ref());
-        for selector in spreads.chain(terms) {
-            for key in selector.match_labels.iter().flatten().map(|(k, _)| k) {
-                if !keys.contains(key) {
-                    keys.insert(key.clone());
-                }
-            }
-        }
-    }
-    let mut keys: Vec<String> = keys.into_iter().collect();
-    keys.sort_unstable();
-    keys.into()
 }
 
 /// `Kind/namespace/name` of the pod's controller.

@@ -32,8 +32,8 @@ use foldhash::HashMap;
 
 use crate::engine::incremental::kept_pod_index::KeptPodIndex;
 use crate::engine::incremental::pod_requests::{PodRequests, RequestTable};
-use crate::engine::incremental::world::FitKey;
-use crate::engine::scheduling::existing_node::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
+use crate::engine::incremental::world::fit_key::FitKey;
+use crate::engine::scheduling::existing_node::base::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
 use crate::engine::scheduling::topology::PodTerms;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Node, NodeClaim, Pod, Resources, StringMap, Taint};

@@ -13,7 +13,6 @@
 //! simulation removed or put pods on, and those whose labels admit the pod (the rest refuse it
 //! on its node affinity, as kube-scheduler would say).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -21,6 +20,8 @@ use super::existing_node::AFFINITY_MISMATCH;
 use super::results::MAX_REJECTIONS;
 use super::scheduler::{pod_from_deleting, Simulation};
 use crate::snapshot::{Pod, Resources};
+
+pub(crate) use self::refusal_class::RefusalClass;
 
 /// Why no existing node took a pod: kube-scheduler's counts per reason, over `existing` nodes.
 pub(in crate::engine) struct Refusals {
@@ -34,42 +35,6 @@ impl Refusals {
     pub(in crate::engine) fn summary(&self) -> String {
         let counts: Vec<String> = self.counts.iter().map(|(reason, n)| format!("{n} {reason}")).collect();
         format!("0/{} nodes are available: {}", self.existing, counts.join(", "))
-    }
-}
-
-/// Every node's answer to the checks before its labels, for one class of pods, against the
-/// nodes as a simulation finds them.
-#[derive(Debug)]
-pub(crate) struct RefusalClass {
-    /// Per node (cluster index): the reason it refuses, as an index into `reasons`.
-    per_node: Vec<Option<u16>>,
-    reasons: Vec<Cow<'static, str>>,
-    /// Nodes per reason, over every node.
-    tally: BTreeMap<String, usize>,
-    /// Nodes that pass every check before the labels.
-    passing: usize,
-}
-
-impl RefusalClass {
-    fn new(answers: impl Iterator<Item = Result<(), Cow<'static, str>>>) -> Self {
-        let mut class = RefusalClass { per_node: Vec::new(), reasons: Vec::new(), tally: BTreeMap::new(), passing: 0 };
-        for answer in answers {
-            let id = answer.err().map(|reason| {
-                *class.tally.entry(reason.to_string()).or_default() += 1;
-                let known = class.reasons.iter().position(|r| *r == reason);
-                known.unwrap_or_else(|| {
-                    class.reasons.push(reason);
-                    class.reasons.len() - 1
-                })
-            });
-            class.passing += usize::from(id.is_none());
-            class.per_node.push(id.map(|i| u16::try_from(i).unwrap_or(u16::MAX)));
-        }
-        class
-    }
-
-    fn reason(&self, i: usize) -> Option<&str> {
-        self.per_node[i].map(|id| self.reasons.get(usize::from(id)).map_or("", |r| r.as_ref()))
     }
 }
 
@@ -157,5 +122,6 @@ impl<'a> Simulation<'_, '_, 'a> {
     }
 }
 
+pub(in crate::engine) mod refusal_class;
 #[cfg(test)]
 mod tests;

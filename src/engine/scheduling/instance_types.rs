@@ -5,9 +5,8 @@
 //! `Offerings.Compatible`, `InstanceTypes.OrderByPrice`) and `scheduling/nodeclaim.go`
 //! (`compatible`, `fits`).
 
-use super::node_claim::RESERVATION_ID;
 use super::requirements::Requirements;
-use crate::engine::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
+use crate::engine::labels::{CAPACITY_TYPE, INSTANCE_TYPE, RESERVATION_ID, ZONE};
 use crate::quantity::Quantity;
 use crate::snapshot::{InstanceType, Offering, Resources};
 

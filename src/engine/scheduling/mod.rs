@@ -11,14 +11,14 @@
 //!
 //! | upstream | here |
 //! |---|---|
-//! | `scheduler.go` (`Solve`, `trySchedule`, `add*`) | `scheduler.rs` (limits: `scheduler/limits.rs`; `FinalizeScheduling`, truncation: `scheduler/finalize.rs`; what topology reads: `scheduler/view.rs`) |
+//! | `scheduler.go` (`Solve`, `trySchedule`, `add*`) | `scheduler.rs` (limits: `scheduler/limits.rs`; `FinalizeScheduling`, truncation: `scheduler/finalize.rs`; what topology reads: `scheduler/view.rs`; what to simulate, the settings read: `scheduler/options.rs`) |
 //! | `scheduler.go` (`Results`, `TruncateInstanceTypes`) | `results.rs` |
 //! | `scheduler.go` (`PodData`), `pkg/scheduling/requirements.go` (`NewPodRequirements`) | `pod_data.rs` |
 //! | `queue.go` | `queue.rs` |
 //! | `preferences.go` | `preferences.rs` |
-//! | `existingnode.go` | `existing_node.rs` |
-//! | kube-scheduler `framework/types.go` (`FitError`: "0/N nodes are available") | `fit_error.rs` |
-//! | `nodeclaim.go` | `node_claim.rs` |
+//! | `existingnode.go` | `existing_node.rs` (`NewExistingNode`, the node as built once: `existing_node/base.rs`) |
+//! | kube-scheduler `framework/types.go` (`FitError`: "0/N nodes are available") | `fit_error.rs` (the per-class answers: `fit_error/refusal_class.rs`) |
+//! | `nodeclaim.go` | `node_claim.rs` (`NodeClaim`, `NewNodeClaim`, `FinalizeScheduling`: `node_claim/claim.rs`) |
 //! | `nodeclaimtemplate.go`, `scheduler.go` (`buildDaemonOverheadGroups`) | `node_claim_template.rs` |
 //! | `pkg/scheduling/hostportusage.go` | `host_port_usage.rs` |
 //! | `pkg/scheduling/taints.go` | `taints.rs` |
@@ -30,6 +30,12 @@
 //! Every file here is a twin. What makes the simulations fast and has no upstream twin (the
 //! shared [`World`], its indexes, the shared pods' baseline, what a forecast keeps between
 //! rounds) lives in [`crate::engine::incremental`], with what each cache keys on.
+//!
+//! Imports go one way: the plain types (the node as built once, the NodeClaim, the
+//! options, the queue, the requirement and topology types) never import the world; the world
+//! is built from them; the simulation (`scheduler.rs` and the files that add to `Simulation`:
+//! `existing_node.rs`, `node_claim.rs`, `fit_error.rs`) reads the world. Where a plain type's
+//! file needs something of the world, it takes a seam of its own (`queue::RequestsLookup`).
 //!
 //! Pods are queued by CPU then memory (descending); a pod that fails goes back and is retried
 //! while the pass makes progress. Each goes to the first existing node that takes it

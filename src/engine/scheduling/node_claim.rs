@@ -5,83 +5,16 @@
 
 use std::collections::BTreeSet;
 
-use super::host_port_usage::{host_port_conflict, HostPort};
+use super::host_port_usage::host_port_conflict;
 use super::instance_types::{allocatable, instance_type_compatible, offering_compatible, sort_by_cheapest};
-use super::node_claim_template::Template;
-use super::requirements::{Incompatible, Requirement, Requirements};
+use super::requirements::{Incompatible, Requirements};
 use super::scheduler::{describe_resources, Landing, Simulation};
 use super::{taints, topology};
-use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE};
+use crate::engine::labels::{is_well_known, HOSTNAME};
 use crate::engine::pod;
 use crate::snapshot::{InstanceType, Offering, Pod, Resources};
 
-/// Upstream's placeholder hostname of a new NodeClaim (`NewNodeClaim`), numbered per
-/// simulation so the same input gives the same names.
-pub(in crate::engine) fn placeholder_hostname(n: usize) -> String {
-    format!("{PLACEHOLDER_PREFIX}{n:04}")
-}
-
-/// What every placeholder hostname starts with.
-pub(in crate::engine) const PLACEHOLDER_PREFIX: &str = "hostname-placeholder-";
-
-/// The label a reserved offering's capacity reservation ID goes under (the AWS provider's
-/// `cloudprovider.ReservationIDLabel`).
-pub(crate) const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
-
-/// A NodeClaim the simulation opened.
-pub(in crate::engine) struct Claim<'w, 'a> {
-    pub(in crate::engine) template: &'w Template<'a>,
-    /// Its placeholder hostname, also in `labels` until `finalize`.
-    pub(in crate::engine) name: String,
-    pub(in crate::engine) labels: Requirements,
-    pub(in crate::engine) instance_types: Vec<&'a InstanceType>,
-    pub(in crate::engine) requests: Resources,
-    pub(in crate::engine) pods: Vec<&'a Pod>,
-    /// Host ports of the pods on it (every DaemonSet group also holds its own).
-    pub(in crate::engine) host_ports: Vec<HostPort>,
-    /// The reserved offerings it holds (`NodeClaim.reservedOfferings`).
-    pub(in crate::engine) reserved: Vec<&'a Offering>,
-}
-
-impl<'w, 'a> Claim<'w, 'a> {
-    /// A fresh claim of `template` (`NewNodeClaim`): the template's requirements plus its
-    /// placeholder hostname, so hostname-keyed rules keep pods apart or together on it.
-    pub(in crate::engine) fn new(template: &'w Template<'a>, name: String) -> Self {
-        let mut labels = template.requirements.clone();
-        labels.add(HOSTNAME, &Requirement::in_values([name.clone()]));
-        Claim {
-            template,
-            name,
-            labels,
-            instance_types: template.instance_types.clone(),
-            requests: Resources::new(),
-            pods: Vec::new(),
-            host_ports: Vec::new(),
-            reserved: Vec::new(),
-        }
-    }
-
-    /// `NodeClaim.FinalizeScheduling`: the requirements without the placeholder hostname,
-    /// pinned to its reserved offerings (capacity type `reserved` and their reservation IDs)
-    /// when it holds any, and the requests with the smallest DaemonSet overhead of the
-    /// groups its instance types still span (`addDaemonRequests`).
-    pub(in crate::engine) fn finalize(&self) -> (Requirements, Resources) {
-        let mut reqs = self.labels.clone();
-        reqs.0.remove(HOSTNAME);
-        if !self.reserved.is_empty() {
-            reqs.0.insert(CAPACITY_TYPE.to_owned(), Requirement::in_values(["reserved"]));
-            let ids: BTreeSet<String> = self.reserved.iter().filter_map(|o| o.reservation_id.clone()).collect();
-            if !ids.is_empty() {
-                reqs.add(RESERVATION_ID, &Requirement::in_values(ids));
-            }
-        }
-        let mut requests = self.requests.clone();
-        if let Some(overhead) = self.template.min_daemon_overhead(&self.instance_types) {
-            pod::add(&mut requests, &overhead);
-        }
-        (reqs, requests)
-    }
-}
+pub(in crate::engine) use self::claim::Claim;
 
 /// What a pod joining a claim changes on it.
 pub(in crate::engine) struct Addition<'a> {
@@ -278,19 +211,6 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     }
 }
 
-pub(in crate::engine) fn is_well_known(key: &str) -> bool {
-    matches!(
-        key,
-        ZONE | INSTANCE_TYPE
-            | CAPACITY_TYPE
-            | HOSTNAME
-            | "kubernetes.io/arch"
-            | "kubernetes.io/os"
-            | "topology.kubernetes.io/region"
-            | "node.kubernetes.io/windows-build"
-    ) || key.starts_with("karpenter.k8s.aws/")
-}
-
 /// `resources.Fits` against the type's allocatable (`fits`): a request of zero or less is never
 /// checked.
 fn fits(it: &InstanceType, need: &Resources) -> bool {
@@ -327,13 +247,15 @@ impl std::fmt::Display for ClaimRefusal<'_> {
     }
 }
 
+pub(in crate::engine) mod claim;
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::super::scheduler::{Options, Simulation};
     use super::super::topology::Rules;
-    use super::{placeholder_hostname, Claim};
+    use super::claim::{placeholder_hostname, Claim};
     use crate::engine::incremental::world::World;
     use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME};
     use crate::engine::state::Cluster;
@@ -448,6 +370,6 @@ mod tests {
         assert!(reqs.get(HOSTNAME).is_none(), "FinalizeScheduling deletes the hostname requirement");
         let ct = reqs.get(CAPACITY_TYPE).expect("pinned");
         assert!(ct.allows("reserved") && !ct.allows("on-demand") && !ct.allows("spot"));
-        assert!(reqs.get(super::RESERVATION_ID).is_some_and(|r| r.allows("cr-1") && !r.allows("cr-2")));
+        assert!(reqs.get(crate::engine::labels::RESERVATION_ID).is_some_and(|r| r.allows("cr-1") && !r.allows("cr-2")));
     }
 }

@@ -10,13 +10,11 @@ use foldhash::HashMap;
 
 use super::host_port_usage::{host_ports, HostPort};
 use super::instance_types::{instance_type_compatible, instance_type_intersects, sort_by_cheapest};
-use super::node_claim::is_well_known;
 use super::pod_data::{has_dra_requirements, strict_alternatives};
 use super::preferences::prefer_no_schedule_toleration;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
-use crate::engine::incremental::world::World;
-use crate::engine::labels::{INITIALIZED, NODEPOOL, REGISTERED};
+use crate::engine::labels::{is_well_known, INITIALIZED, NODEPOOL, REGISTERED};
 use crate::engine::min_values::MinValues;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
@@ -82,8 +80,9 @@ fn min_resources(a: &Resources, b: &Resources) -> Resources {
         .collect()
 }
 
-pub(in crate::engine) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a>> {
-    let cluster = world.cluster;
+/// The NodePools' templates, heaviest first, from the cluster and the DaemonSet pods the
+/// shared world keeps (`daemon_pods`).
+pub(in crate::engine) fn templates<'a>(cluster: &Cluster<'a>, daemon_pods: &[Pod]) -> Vec<Template<'a>> {
     let mut pools: Vec<&'a NodePool> = cluster
         .pools
         .values()
@@ -112,7 +111,7 @@ pub(in crate::engine) fn templates<'a>(world: &World<'_, 'a>) -> Vec<Template<'a
                 .collect();
             sort_by_cheapest(&mut instance_types, &requirements);
             let (daemon_groups, group_of) =
-                daemon_overhead_groups(&world.daemon_pods, &requirements, &template.spec.taints, &instance_types);
+                daemon_overhead_groups(daemon_pods, &requirements, &template.spec.taints, &instance_types);
             Template {
                 pool,
                 requirements,

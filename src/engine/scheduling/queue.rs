@@ -3,13 +3,13 @@
 //! Mirrors karpenter `pkg/controllers/provisioning/scheduling/queue.go` (`NewQueue`,
 //! `byCPUAndMemoryDescending`).
 
+use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 
 use jiff::Timestamp;
 
-use crate::engine::incremental::world::World;
 use crate::quantity::Quantity;
-use crate::snapshot::Pod;
+use crate::snapshot::{Pod, Resources};
 
 /// A pod to place: (pod, already pending, from a deleting node).
 pub(in crate::engine) type Queued<'a> = (&'a Pod, bool, bool);
@@ -25,7 +25,14 @@ pub(in crate::engine) type Gathered = (usize, usize);
 /// A queued pod with its sort key and where it was gathered from, in queue order.
 pub(in crate::engine) type Keyed<'a> = (SortKey<'a>, Gathered, Queued<'a>);
 
-fn sort_key<'p>(pod: &'p Pod, world: &World<'_, '_>) -> SortKey<'p> {
+/// What the queue reads of the cluster: each pod's requests. The shared
+/// [`crate::engine::incremental::world::World`] answers it from the requests it computed once
+/// per pod; a trait here keeps the queue from importing it.
+pub(in crate::engine) trait RequestsLookup {
+    fn requests(&self, pod: &Pod) -> Cow<'_, Resources>;
+}
+
+fn sort_key<'p>(pod: &'p Pod, world: &impl RequestsLookup) -> SortKey<'p> {
     let requests = world.requests(pod);
     let get = |k: &str| requests.get(k).copied().unwrap_or_default();
     (
@@ -44,14 +51,14 @@ fn sort_key<'p>(pod: &'p Pod, world: &World<'_, '_>) -> SortKey<'p> {
 /// simulations sort by the key and then by where each pod was gathered from ([`keyed`]), which
 /// is the same order; this is the reference the tests hold them to.
 #[cfg(test)]
-pub(in crate::engine) fn sort(queue: &mut [Queued<'_>], world: &World<'_, '_>) {
+pub(in crate::engine) fn sort(queue: &mut [Queued<'_>], world: &impl RequestsLookup) {
     queue.sort_by_cached_key(|&(pod, ..)| sort_key(pod, world));
 }
 
 /// `pods` (with where each was gathered from) with their sort keys, in queue order.
 pub(in crate::engine) fn keyed<'a>(
     pods: impl IntoIterator<Item = (Gathered, Queued<'a>)>,
-    world: &World<'_, '_>,
+    world: &impl RequestsLookup,
 ) -> Vec<Keyed<'a>> {
     let mut keyed: Vec<Keyed<'a>> = pods.into_iter().map(|(from, q)| (sort_key(q.0, world), from, q)).collect();
     keyed.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));

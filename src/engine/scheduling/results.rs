@@ -5,7 +5,7 @@
 
 use super::instance_types::sort_by_cheapest;
 use super::requirements::Requirements;
-use super::scheduler::Options;
+use super::scheduler::options::Options;
 use crate::engine::min_values::MinValues;
 use crate::snapshot::{InstanceType, Resources};
 

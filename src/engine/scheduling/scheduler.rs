@@ -14,41 +14,20 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::host_port_usage::HostPort;
-use super::node_claim::placeholder_hostname;
-use super::node_claim::Claim;
+use super::node_claim::claim::{placeholder_hostname, Claim};
 use super::requirements::Requirements;
 use super::results::{Destination, NewClaim, PodMove, Results};
 use super::topology::{self, PodTerms};
-use super::{node_claim, pod_data, preferences, queue};
+use super::{pod_data, preferences, queue};
 use crate::engine::incremental::pod_index::PodIndex;
-use crate::engine::incremental::shared_pods::Tracker;
+use crate::engine::incremental::shared_pods::baseline::Tracker;
 use crate::engine::incremental::world::World;
 use crate::engine::labels::{HOSTNAME, ZONE};
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Pod, Resources};
 
-/// What to simulate.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
-    /// A consolidation simulation (applies the consolidateAfter destination rule).
-    pub consolidation: bool,
-    /// Also move the candidates' do-not-disrupt and fully PDB-blocked pods: the replay of a
-    /// blocked node "with its gates lifted".
-    pub lift_pod_gates: bool,
-    /// Explain every pod: the fit figures, kube-scheduler's summary of the refusals and the
-    /// refusing nodes, for `explain`. Without it only what a decision or a finding quotes is
-    /// written (the refusals of the first bound pods that find no place). Placement is the
-    /// same either way.
-    pub detail: bool,
-    /// Only the decision is read (does every bound pod land, on how many new NodeClaims),
-    /// never why a pod failed: no refusals or NodePool errors are written, and the pass stops
-    /// as soon as the answer is no consolidation: a bound pod can land nowhere whatever happens
-    /// (see [`Simulation::doomed`]), a bound pod landed on a node not yet initialized (see
-    /// [`Simulation::outcome`]), or bound pods already sit on two new NodeClaims (the moves are
-    /// then only those made so far). For the candidates of a round nobody asked about.
-    pub decision_only: bool,
-}
+pub use self::options::Options;
 
 /// Karpenter's error for a pod asking for DRA devices while `IGNORE_DRA_REQUESTS` is on
 /// (`scheduler.go add`, `NewDRAError`).
@@ -59,31 +38,6 @@ const DRA_UNSUPPORTED: &str =
 /// devices from ResourceSlices, which the replay does not read.
 const DRA_NOT_SIMULATED: &str =
     "its ResourceClaims were not simulated (IGNORE_DRA_REQUESTS=false): the destination is assumed to have the devices";
-
-/// Karpenter's settings the scheduler reads (resolved into the snapshot by `settings.rs`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Settings {
-    /// `PREFERENCE_POLICY=Ignore` (`scheduling.IgnorePreferences`).
-    pub(crate) ignore_preferences: bool,
-    /// `MIN_VALUES_POLICY=BestEffort` (`relaxMinValues`).
-    pub(crate) min_values_best_effort: bool,
-    /// `IGNORE_DRA_REQUESTS` (default true).
-    pub(crate) ignore_dra_requests: bool,
-    /// The `ReservedCapacity` feature gate (default on).
-    pub(crate) reserved_capacity: bool,
-}
-
-impl Settings {
-    pub(crate) fn of(snapshot: &crate::snapshot::Snapshot) -> Self {
-        let get = |k: &str| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned());
-        Settings {
-            ignore_preferences: get("PREFERENCE_POLICY").as_deref() == Some("Ignore"),
-            min_values_best_effort: get("MIN_VALUES_POLICY").as_deref() == Some("BestEffort"),
-            ignore_dra_requests: get("IGNORE_DRA_REQUESTS").is_none_or(|v| v != "false"),
-            reserved_capacity: snapshot.feature_gate("ReservedCapacity"),
-        }
-    }
-}
 
 /// How many failed bound pods Karpenter's error text lists.
 const ERRORS_LISTED: usize = 5;
@@ -577,6 +531,7 @@ pub(in crate::engine) fn describe_resources(r: &Resources) -> String {
 
 mod finalize;
 mod limits;
+pub(in crate::engine) mod options;
 #[cfg(test)]
 mod tests;
 mod view;

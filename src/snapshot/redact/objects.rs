@@ -9,7 +9,6 @@ use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::{redact_info, rewrite_conditions, rewrite_text, Redactor};
 use crate::snapshot::{
@@ -131,10 +130,12 @@ pub(in crate::snapshot) struct Redaction {
 
 impl Redaction {
     /// The first pass, object by object: every name the redacted snapshot will replace.
-    pub(in crate::snapshot) fn new(s: &Snapshot) -> Redaction {
+    /// `numeric_keys` is `encode::numeric_keys(s)`, passed in because it reads the encoded
+    /// documents and the encoder writes through this redaction: the import goes one way.
+    pub(in crate::snapshot) fn new(s: &Snapshot, numeric_keys: HashSet<String>) -> Redaction {
         let mut first = Redactor {
             collecting: Some(super::ByCategory::default()),
-            numeric_keys: numeric_keys(s),
+            numeric_keys,
             ephemeral: super::ephemeral_claims(&s.pods),
             ..Redactor::default()
         };
@@ -226,33 +227,4 @@ fn visit_each<T: Redactable>(first: &mut Redactor, items: &[T], kind: &str) {
     for object in items {
         object.clone().redact(first, kind);
     }
-}
-
-/// The label keys of every `Gt`/`Lt` (and Karpenter's `Gte`/`Lte`) requirement anywhere in the
-/// snapshot (NodePools, NodeClaims, pods' node affinity, PersistentVolumes): their values must
-/// stay numbers. Read from each item's document in turn, never the whole snapshot's.
-pub(super) fn numeric_keys(s: &Snapshot) -> HashSet<String> {
-    let mut keys = HashSet::new();
-    let mut scan = |object: Value| {
-        let mut stack = vec![object];
-        while let Some(value) = stack.pop() {
-            match value {
-                Value::Array(items) => stack.extend(items),
-                Value::Object(map) => {
-                    let numeric = map
-                        .get("operator")
-                        .and_then(Value::as_str)
-                        .is_some_and(|op| matches!(op, "Gt" | "Lt" | "Gte" | "Lte"));
-                    if let (true, Some(key)) = (numeric, map.get("key").and_then(Value::as_str)) {
-                        keys.insert(key.to_owned());
-                    }
-                    stack.extend(map.into_iter().map(|(_, v)| v));
-                }
-                _ => {}
-            }
-        }
-    };
-    // An object with `"operator": "Gt"` (or `Lt`, `Gte`, `Lte`) reads so in compact JSON.
-    super::super::encode::each_document_containing(s, &[r#""operator":"G"#, r#""operator":"L"#], &mut scan);
-    keys
 }

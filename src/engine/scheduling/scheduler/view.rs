@@ -43,7 +43,7 @@ impl Simulation<'_, '_, '_> {
             let Landing::Claim(c) = at else { continue };
             let claim = &self.claims[c];
             if self.claim_fixed_domain(claim, key).is_some()
-                || !filter.counts_on_claim(&claim.labels, &claim.template.taints, &super::node_claim::is_well_known)
+                || !filter.counts_on_claim(&claim.labels, &claim.template.taints, &crate::engine::labels::is_well_known)
             {
                 continue;
             }
@@ -76,7 +76,7 @@ impl View for Simulation<'_, '_, '_> {
                 Landing::Node(i) => self.world.counts_on(i, filter),
                 Landing::Claim(c) => {
                     let claim = &self.claims[c];
-                    filter.counts_on_claim(&claim.labels, &claim.template.taints, &super::node_claim::is_well_known)
+                    filter.counts_on_claim(&claim.labels, &claim.template.taints, &crate::engine::labels::is_well_known)
                 }
             };
             if let Some(domain) = self.landing_domain(at, key).filter(|_| counted) {
