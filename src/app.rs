@@ -37,11 +37,16 @@ pub fn main() -> ExitCode {
         }
         Err(Failure::Error(e)) => {
             let code = e.exit_code();
-            let text = format!("{:?}", miette::Report::new(Worded(e)));
-            eprintln!("{}", crate::terminal::sanitize_output(&text, color));
+            eprintln!("{}", error_text(e, color));
             ExitCode::from(code)
         }
     }
+}
+
+/// An error's diagnostic as stderr shows it, terminal-safe.
+pub(crate) fn error_text(e: Box<Error>, colour: bool) -> String {
+    let text = format!("{:?}", miette::Report::new(Worded(e)));
+    crate::terminal::sanitize_output(&text, colour).into_owned()
 }
 
 /// An [`Error`] as the user reads it: the first line says what went wrong in words; the code
@@ -159,6 +164,20 @@ fn prepare_and_run(
         plan.sink.stream(|out| snapshot.write_text(plan.json, *redact, out))?;
         return Ok(EXIT_OK);
     }
+    let (text, exit) = answer(cli, source, format, &completed.assumed, snapshot)?;
+    write_stdout(&text)?;
+    Ok(exit)
+}
+
+/// A replaying command's answer on the prepared `snapshot`: the text for stdout (terminal-safe
+/// in text, wide and Markdown) and the exit code.
+pub(crate) fn answer(
+    cli: &Cli,
+    source: &Source,
+    format: Format,
+    assumed: &crate::report::Assumed,
+    snapshot: &mut Snapshot,
+) -> Result<(String, u8), Failure> {
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     if for_terminal {
         if let Some(escaped) = crate::terminal::escape_snapshot(snapshot) {
@@ -173,13 +192,9 @@ fn prepare_and_run(
     let colour = color_enabled(cli.output.color);
     let styles = if colour { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };
-    let text = render::render(&outcome.report, &completed.assumed, format, &styles, table);
-    if for_terminal {
-        write_stdout(&crate::terminal::sanitize_output(&text, colour))?;
-    } else {
-        write_stdout(&text)?;
-    }
-    Ok(outcome.exit)
+    let text = render::render(&outcome.report, assumed, format, &styles, table);
+    let text = if for_terminal { crate::terminal::sanitize_output(&text, colour).into_owned() } else { text };
+    Ok((text, outcome.exit))
 }
 
 fn source_of(cli: &Cli) -> Source {
@@ -227,8 +242,16 @@ fn warn_note(note: &str) {
 /// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters);
 /// a finding's own line breaks are escaped, so it cannot print a line that is not its own.
 fn warn(findings: &[String]) {
-    let mut err = std::io::stderr().lock();
+    let _ = std::io::stderr().lock().write_all(warning_lines(findings).as_bytes());
+}
+
+/// The `warning:` lines of `findings`, each terminal-safe and on its own line.
+pub(crate) fn warning_lines(findings: &[String]) -> String {
+    let mut lines = String::new();
     for f in findings {
-        let _ = writeln!(err, "warning: {}", crate::terminal::sanitize_line(f));
+        lines.push_str("warning: ");
+        lines.push_str(&crate::terminal::sanitize_line(f));
+        lines.push('\n');
     }
+    lines
 }
