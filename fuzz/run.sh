@@ -7,14 +7,14 @@ cd "$(dirname "$0")"
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(load_yaml load_json quantity selectors budgets replay)
+[ ${#targets[@]} -gt 0 ] || targets=(load_yaml load_json quantity selectors budgets replay render forecast)
 failed=0
 for target in "${targets[@]}"; do
   corpus="corpus/$target"
   mkdir -p "$corpus"
   seeds=()
   case "$target" in
-    load_yaml | load_json | replay) seeds=(../tests/scenarios/*/ ../tests/bad-input/) ;;
+    load_yaml | load_json | replay | render | forecast) seeds=(../tests/scenarios/*/ ../tests/bad-input/) ;;
     *) seeds=("seeds/$target") ;;
   esac
   echo "== $target: ${seconds}s"

@@ -37,11 +37,16 @@ pub fn main() -> ExitCode {
         }
         Err(Failure::Error(e)) => {
             let code = e.exit_code();
-            let text = format!("{:?}", miette::Report::new(Worded(e)));
-            eprintln!("{}", crate::terminal::sanitize_output(&text, color));
+            eprintln!("{}", error_text(e, color));
             ExitCode::from(code)
         }
     }
+}
+
+/// An error's diagnostic as stderr shows it, terminal-safe.
+pub(crate) fn error_text(e: Box<Error>, colour: bool) -> String {
+    let text = format!("{:?}", miette::Report::new(Worded(e)));
+    crate::terminal::sanitize_output(&text, colour).into_owned()
 }
 
 /// An [`Error`] as the user reads it: the first line says what went wrong in words; the code
@@ -166,6 +171,20 @@ fn prepare_and_run(
         plan.sink.stream(|out| snapshot.write_text(plan.json, *redact, out))?;
         return Ok(EXIT_OK);
     }
+    let (text, exit) = answer(cli, source, format, &completed.assumed, snapshot)?;
+    write_stdout(&text)?;
+    Ok(exit)
+}
+
+/// A replaying command's answer on the prepared `snapshot`: the text for stdout (terminal-safe
+/// in text, wide and Markdown) and the exit code.
+pub(crate) fn answer(
+    cli: &Cli,
+    source: &Source,
+    format: Format,
+    assumed: &crate::report::Assumed,
+    snapshot: &mut Snapshot,
+) -> Result<(String, u8), Failure> {
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     if for_terminal {
         if let Some(escaped) = crate::terminal::escape_snapshot(snapshot) {
@@ -183,8 +202,7 @@ fn prepare_and_run(
         scope: scope(cli, source),
     };
     let outcome = commands::run(&ctx, snapshot, baseline)?;
-    write_report(cli, format, &outcome.report, &completed.assumed)?;
-    Ok(outcome.exit)
+    Ok((report_text(cli, format, &outcome.report, assumed), outcome.exit))
 }
 
 /// `diff -f`: the manifests, read before the snapshot so that a bad one fails at once.
@@ -219,27 +237,21 @@ fn diff(
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     let diffed = commands::diff::run(&ctx, args, snapshot, manifests, for_terminal)?;
     warn(&diffed.warnings);
-    write_report(cli, format, &diffed.outcome.report, &diffed.assumed)?;
+    write_stdout(&report_text(cli, format, &diffed.outcome.report, &diffed.assumed))?;
     Ok(diffed.outcome.exit)
 }
 
-/// Renders the report for the screen or the pipe and writes it.
-fn write_report(
-    cli: &Cli,
-    format: Format,
-    report: &crate::report::Report,
-    assumed: &crate::report::Assumed,
-) -> Result<(), Failure> {
+/// The report rendered for the screen or the pipe (terminal-safe in text, wide and Markdown).
+fn report_text(cli: &Cli, format: Format, report: &crate::report::Report, assumed: &crate::report::Assumed) -> String {
     let colour = color_enabled(cli.output.color);
     let styles = if colour { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };
     let text = render::render(report, assumed, format, &styles, table);
     if matches!(format, Format::Text | Format::Wide | Format::Markdown) {
-        write_stdout(&crate::terminal::sanitize_output(&text, colour))?;
+        crate::terminal::sanitize_output(&text, colour).into_owned()
     } else {
-        write_stdout(&text)?;
+        text
     }
-    Ok(())
 }
 
 fn source_of(cli: &Cli) -> Source {
@@ -287,8 +299,16 @@ fn warn_note(note: &str) {
 /// One `warning:` line per finding on stderr (a closed stderr loses nothing that matters);
 /// a finding's own line breaks are escaped, so it cannot print a line that is not its own.
 fn warn(findings: &[String]) {
-    let mut err = std::io::stderr().lock();
+    let _ = std::io::stderr().lock().write_all(warning_lines(findings).as_bytes());
+}
+
+/// The `warning:` lines of `findings`, each terminal-safe and on its own line.
+pub(crate) fn warning_lines(findings: &[String]) -> String {
+    let mut lines = String::new();
     for f in findings {
-        let _ = writeln!(err, "warning: {}", crate::terminal::sanitize_line(f));
+        lines.push_str("warning: ");
+        lines.push_str(&crate::terminal::sanitize_line(f));
+        lines.push('\n');
     }
+    lines
 }

@@ -21,13 +21,14 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` must never reach a terminal raw from data: C0 controls (newline and tab
-/// included), DEL, C1 controls, the bidi embedding/override/isolate controls, the zero-width
-/// characters and the byte-order mark.
+/// included), DEL, C1 controls, the bidi controls (Unicode's `Bidi_Control`: the Arabic letter
+/// mark, the directional marks, embeddings, overrides and isolates), the zero-width characters
+/// and the byte-order mark.
 pub(crate) fn is_unsafe(c: char) -> bool {
     matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{61c}'
+        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}'
+        | '\u{feff}')
 }
 
 /// `c` as it is shown escaped.
@@ -336,6 +337,8 @@ mod tests {
         assert_eq!(escape_value("node-\u{202e}a"), "\"node-\\u{202e}a\"");
         assert_eq!(escape_value("no\u{200b}de"), "\"no\\u{200b}de\"");
         assert_eq!(escape_value("c1\u{9b}x"), "\"c1\\x9bx\"");
+        // The Arabic letter mark reorders text as U+200F does (found by the render property).
+        assert_eq!(escape_value("a\u{61c}b"), "\"a\\u{61c}b\"");
     }
 
     #[test]

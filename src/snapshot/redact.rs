@@ -6,7 +6,10 @@
 //! `providerID`, the `karpenter.sh/nodepool` label, claims and events still resolve, and the
 //! replay of a redacted snapshot gives the same verdicts. Replacements are `{category}-{rank}`:
 //! they keep the originals' order within a category, because the replay breaks ties by name
-//! and UID (see [`redact`]). Kept as they are: label and annotation keys, the values Karpenter
+//! and UID (see [`redact`]). Names Kubernetes derives from other names (a ReplicaSet
+//! `<deployment>-<hash>`, its pods `<replicaset>-…`) are rebuilt from their parts' replacements
+//! ([`owners`], [`Redactor::rebuild_derived`]), so the owner the replay recovers from them is
+//! the redacted one. Kept as they are: label and annotation keys, the values Karpenter
 //! and the scheduler compare with instance types and prices (instance type, zone, region,
 //! capacity type, arch, os, `karpenter.sh/*` labels, instance attributes), booleans, numbers
 //! only under label keys that a `Gt`/`Lt` requirement compares, the `karpenter.sh/do-not-disrupt`
@@ -56,13 +59,15 @@ const KEPT_VALUE_KEYS: [&str; 13] = [
 /// Label key prefixes whose values are kept (Karpenter's own labels, instance attributes).
 const KEPT_VALUE_PREFIXES: [&str; 3] = ["karpenter.sh/", "karpenter.k8s.aws/instance-", "karpenter.azure.com/sku-"];
 
-/// Label keys whose values are names of objects: they map like those names.
-const NAME_VALUE_KEYS: [(&str, &str); 5] = [
+/// Label keys whose values are names of objects (or, for `pod-template-hash`, the part of
+/// ReplicaSet names it is): they map like those names.
+const NAME_VALUE_KEYS: [(&str, &str); 6] = [
     ("kubernetes.io/hostname", "node"),
     ("karpenter.sh/nodepool", "nodepool"),
     ("karpenter.k8s.aws/ec2nodeclass", "nodeclass"),
     ("karpenter.k8s.aws/capacity-reservation-id", "cr"),
     ("kubernetes.io/metadata.name", "ns"),
+    (owners::POD_TEMPLATE_HASH, "hash"),
 ];
 
 /// Returns a copy of `snapshot` with names and values replaced (see the module docs).
@@ -85,6 +90,24 @@ impl Replacements {
     pub fn get(&self, category: &str, original: &str) -> Option<&str> {
         self.0.get(&(category.to_owned(), original.to_owned())).map(String::as_str)
     }
+
+    /// A `Kind/namespace/name` key (or `namespace/name` of `kind`) as the redacted snapshot
+    /// spells it; a part that was not replaced (a kept namespace) stays as it was.
+    pub fn object_key(&self, kind: &str, key: &str) -> String {
+        let (kind, rest) = match key.split_once('/') {
+            Some((head, rest)) if rest.contains('/') => (head, rest),
+            _ => (kind, key),
+        };
+        let (namespace, name) = rest.split_once('/').unwrap_or(("", rest));
+        let namespace = self.get("ns", namespace).unwrap_or(namespace);
+        let name = self.get(kind_category(kind), name).unwrap_or(name);
+        let object = if namespace.is_empty() { name.to_owned() } else { format!("{namespace}/{name}") };
+        if rest == key {
+            object
+        } else {
+            format!("{kind}/{object}")
+        }
+    }
 }
 
 /// [`redact`], and the replacements it made (for checks that compare the two replays).
@@ -93,11 +116,12 @@ pub fn redact_with_names(snapshot: &Snapshot) -> (Snapshot, Replacements) {
     let mut first = Redactor {
         collecting: Some(ByCategory::default()),
         numeric_keys: super::encode::numeric_keys(snapshot),
+        derived: owners::DerivedNames::of(snapshot),
         ..Redactor::default()
     };
     first.snapshot(&mut collected);
     drop(collected);
-    let mut r = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys);
+    let mut r = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys, first.derived);
     let mut out = snapshot.clone();
     r.snapshot(&mut out);
     let known = r.known_names();
@@ -141,6 +165,8 @@ pub(in crate::snapshot) struct Redactor {
     numeric_keys: HashSet<String>,
     /// The generic ephemeral volumes' claims ([`ephemeral_claims`] of the original pods).
     ephemeral: HashMap<(String, String), (String, String)>,
+    /// ReplicaSet and pod names built from other names ([`owners::DerivedNames`]).
+    derived: owners::DerivedNames,
 }
 
 impl Redactor {
@@ -152,7 +178,16 @@ impl Redactor {
         if category == "ns" && KEPT_NAMESPACES.contains(&original) {
             return original.to_owned();
         }
-        if let Some(collected) = &mut self.collecting {
+        if self.collecting.is_some() {
+            // The parts a derived name is rebuilt from get replacements of their own.
+            if category == "rs" {
+                if let Some((deployment, hash)) = self.derived.replica_set(original) {
+                    let (deployment, hash) = (deployment.to_owned(), hash.to_owned());
+                    self.name("deploy", &deployment);
+                    self.name("hash", &hash);
+                }
+            }
+            let collected = self.collecting.get_or_insert_with(ByCategory::default);
             let seen = match collected.get_mut(category) {
                 Some(seen) => seen,
                 None => collected.entry(category.to_owned()).or_default(),
@@ -180,8 +215,13 @@ impl Redactor {
     /// The table for the second pass: in each category, the n-th original in sorted order gets
     /// `{category}-{n}`, zero-padded so that the replacements sort as the originals did.
     /// Namespaces keep the well-known ones, so theirs are placed in the gaps between them.
-    fn ordered(originals: ByCategory<foldhash::HashSet<String>>, numeric_keys: HashSet<String>) -> Redactor {
-        let mut r = Redactor { numeric_keys, ..Redactor::default() };
+    /// Derived names are then rebuilt from their parts' replacements ([`Redactor::rebuild_derived`]).
+    fn ordered(
+        originals: ByCategory<foldhash::HashSet<String>>,
+        numeric_keys: HashSet<String>,
+        derived: owners::DerivedNames,
+    ) -> Redactor {
+        let mut r = Redactor { numeric_keys, derived, ..Redactor::default() };
         for (category, originals) in originals {
             let mut originals: Vec<String> = originals.into_iter().collect();
             originals.sort_unstable();
@@ -198,7 +238,59 @@ impl Redactor {
             }
             r.names.insert(category, names);
         }
+        r.rebuild_derived();
         r
+    }
+
+    /// A ReplicaSet `<deployment>-<hash>` becomes `<deployment's replacement>-<hash's>`, so
+    /// that taking the redacted `pod-template-hash` off the redacted name gives the redacted
+    /// Deployment, as it gave the original one. ReplicaSets may then sort otherwise than the
+    /// originals did: nothing in the replay orders by a ReplicaSet's name.
+    ///
+    /// A pod `<replicaset>-<suffix>` becomes `<replicaset's replacement>-<its rank>`, but only
+    /// when every pod still sorts as before: the scheduling queue breaks its last tie on the
+    /// pod's name, and pods are otherwise replaced by rank.
+    fn rebuild_derived(&mut self) {
+        let mut rebuilt = Vec::new();
+        for (original, plain) in self.names.get("rs").into_iter().flatten() {
+            let Some((deployment, hash)) = self.derived.replica_set(original) else { continue };
+            let part = |category: &str, name: &str| self.names.get(category).and_then(|names| names.get(name));
+            if let (Some(deployment), Some(hash)) = (part("deploy", deployment), part("hash", hash)) {
+                rebuilt.push((original.clone(), plain.clone(), format!("{deployment}-{hash}")));
+            }
+        }
+        for (original, plain, replacement) in rebuilt {
+            self.used.remove(&("rs".to_owned(), plain));
+            self.used.insert(("rs".to_owned(), replacement.clone()));
+            self.names.entry("rs".to_owned()).or_default().insert(original, replacement);
+        }
+        self.rebuild_pods();
+    }
+
+    /// See [`Redactor::rebuild_derived`].
+    fn rebuild_pods(&mut self) {
+        let Some(pods) = self.names.get("pod") else { return };
+        let mut ordered: Vec<(&String, &String)> = pods.iter().collect();
+        ordered.sort_unstable();
+        let rs = self.names.get("rs");
+        let width = ordered.len().to_string().len().max(4);
+        let rebuilt: Vec<(String, String, String)> = ordered
+            .iter()
+            .enumerate()
+            .map(|(rank, (original, plain))| {
+                let owner = self.derived.pod(original).and_then(|owner| rs?.get(owner));
+                let replacement = owner.map_or_else(|| (*plain).clone(), |owner| format!("{owner}-{rank:0width$}"));
+                ((*original).clone(), (*plain).clone(), replacement)
+            })
+            .collect();
+        if !rebuilt.windows(2).all(|w| w[0].2 < w[1].2) {
+            return;
+        }
+        for (original, plain, replacement) in rebuilt.into_iter().filter(|(_, plain, new)| plain != new) {
+            self.used.remove(&("pod".to_owned(), plain));
+            self.used.insert(("pod".to_owned(), replacement.clone()));
+            self.names.entry("pod".to_owned()).or_default().insert(original, replacement);
+        }
     }
 
     fn names_in(&mut self, category: &str, names: &mut [String]) {
@@ -797,5 +889,6 @@ fn rewrite_messages(s: &mut Snapshot, known: &HashMap<String, String>) {
 }
 
 pub(super) mod objects;
+mod owners;
 #[cfg(test)]
 mod tests;

@@ -16,7 +16,8 @@
 //! - `layering`: the one-way data flow and no import circle between files, checked on the source text.
 //! - `redaction`: `snapshot --redact` replays to the same verdicts, on every scenario.
 //! - `bad_input`: hostile and broken files through the binary, bounded in time and memory.
-//! - `fuzz_regressions`: every input a fuzz target failed on, with that target's oracle.
+//! - `fuzz_regressions`: every input a fuzz target failed on, with that target's oracle; the
+//!   `render` and `forecast` oracles also as properties over hostile snapshots.
 
 mod acceptance;
 mod bad_input;

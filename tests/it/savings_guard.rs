@@ -18,7 +18,7 @@ use serde_json::Value;
 
 #[path = "../../examples/synth/gen/mod.rs"]
 #[allow(dead_code, unused_imports, clippy::all, clippy::pedantic)]
-mod gen;
+pub(crate) mod gen;
 
 /// The methods whose replacements must be cheaper (`computeConsolidation`'s callers).
 const CONSOLIDATION: [&str; 2] = ["MultiNodeConsolidation", "SingleNodeConsolidation"];

@@ -137,6 +137,7 @@ impl Redaction {
             collecting: Some(super::ByCategory::default()),
             numeric_keys,
             ephemeral: super::ephemeral_claims(&s.pods),
+            derived: super::owners::DerivedNames::of(s),
             ..Redactor::default()
         };
         visit_each(&mut first, &s.node_pools, "NodePool");
@@ -163,7 +164,8 @@ impl Redaction {
         visit_each(&mut first, &s.storage_classes, "StorageClass");
         visit_each(&mut first, &s.csi_nodes, "CSINode");
         visit_each(&mut first, &s.events, "Event");
-        let mut redactor = Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys);
+        let mut redactor =
+            Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys, first.derived);
         redactor.ephemeral = first.ephemeral;
         let known = redactor.known_names();
         Redaction { redactor: RefCell::new(redactor), known }

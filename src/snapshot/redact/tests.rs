@@ -236,6 +236,21 @@ fn an_ec2nodeclass_keeps_what_shapes_capacity_and_loses_the_accounts_details() {
     assert_eq!(reference["name"], class.metadata.name.as_str(), "the pool still points at its class");
 }
 
+/// What `pdb-audit` and the forecast do without the ReplicaSet object (take the pod's
+/// `pod-template-hash` off its ReplicaSet's name) gives the redacted Deployment.
+#[test]
+fn a_replica_set_is_renamed_after_its_deployment_and_hash() {
+    let r = redact(&snapshot());
+    let (pod, rs, deployment) = (&r.pods[0], &r.replica_sets[0], &r.deployments[0]);
+    let hash = &pod.metadata.labels["pod-template-hash"];
+    assert_ne!(hash, "7d9f");
+    assert_eq!(rs.metadata.name, format!("{}-{hash}", deployment.metadata.name));
+    assert_eq!(rs.spec.selector.as_ref().unwrap().match_labels.as_ref().unwrap()["pod-template-hash"], *hash);
+    assert!(pod.metadata.name.starts_with(&format!("{}-", rs.metadata.name)), "{}", pod.metadata.name);
+    let derived = pod.metadata.owner_references[0].name.strip_suffix(hash.as_str()).and_then(|n| n.strip_suffix('-'));
+    assert_eq!(derived, Some(deployment.metadata.name.as_str()));
+}
+
 /// `snapshot` streams: the bytes it writes object by object are those of the whole document,
 /// plain or redacted, in JSON and YAML.
 #[test]
