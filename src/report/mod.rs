@@ -10,6 +10,7 @@ pub mod explain;
 pub(crate) mod forecast;
 pub(crate) mod impact;
 pub(crate) mod instance_types;
+pub(crate) mod money;
 pub(crate) mod pdb_audit;
 pub(crate) mod plan;
 pub(crate) mod plan_summary;
