@@ -23,6 +23,18 @@ fn main() {
         .unwrap_or_else(|| "unknown".to_owned());
     let commit: String = commit.trim().chars().take(12).collect();
     println!("cargo:rustc-env=KUBECTL_CONSOLIDATION_COMMIT={commit}");
+    // `version`'s build info: the target, the profile and the compiler (cargo sets all three
+    // for build scripts).
+    let env = |key: &str| std::env::var(key).unwrap_or_else(|_| "unknown".to_owned());
+    println!("cargo:rustc-env=KUBECTL_CONSOLIDATION_TARGET={}", env("TARGET"));
+    println!("cargo:rustc-env=KUBECTL_CONSOLIDATION_PROFILE={}", env("PROFILE"));
+    let rustc = Command::new(env("RUSTC"))
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(|| "unknown".to_owned(), |o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    println!("cargo:rustc-env=KUBECTL_CONSOLIDATION_RUSTC={rustc}");
 }
 
 fn git(args: &[&str]) -> Option<String> {

@@ -7,7 +7,7 @@
 #     --archive=dist/kubectl-consolidation-OS-ARCH.tar.gz
 #
 # The archive holds what a release archive holds (the binary and LICENSE, at its root), the
-# manifest is .krew.yaml rendered for the version in Cargo.toml, with the host's platform only.
+# manifest is krew-manifest.yaml rendered for the version in Cargo.toml, with the host's platform only.
 # Environment: KREW_LOCAL_BIN=PATH packs that binary instead of building a release one
 # (the tests use the debug build); DIST=DIR writes somewhere else than dist/.
 set -euo pipefail
@@ -52,7 +52,7 @@ else
   tar -C "$stage" -czf "$archive" "kubectl-consolidation$exe" LICENSE
 fi
 
-python3 "$root/scripts/render-krew-manifest.py" --template "$root/.krew.yaml" --tag "v$version" "$archive" \
+python3 "$root/scripts/render-krew-manifest.py" --template "$root/krew-manifest.yaml" --tag "v$version" "$archive" \
   >"$dist/consolidation.yaml"
 echo "$archive"
 echo "$dist/consolidation.yaml"

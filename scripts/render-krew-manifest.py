@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Renders .krew.yaml (krew-release-bot's template) into a krew plugin manifest.
+"""Renders krew-manifest.yaml (krew-release-bot's template) into a krew plugin manifest.
 
 Does what krew-release-bot's template functions do (`{{ .TagName }}` becomes the tag;
 `{{addURIAndSha "URL" .TagName }}` becomes `uri: URL` and `sha256: …`), but takes each
@@ -7,7 +7,7 @@ archive's sha256 from local files instead of downloading the release asset. Plat
 archive is not given are left out, so a manifest for the host's archive alone installs with
 `kubectl krew install --manifest=consolidation.yaml --archive=ARCHIVE`.
 
-usage: render-krew-manifest.py --template .krew.yaml --tag v0.1.0 ARCHIVE... > consolidation.yaml
+usage: render-krew-manifest.py --template krew-manifest.yaml --tag v0.1.0 ARCHIVE... > consolidation.yaml
 """
 
 import argparse

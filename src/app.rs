@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser};
 use crate::audit::Scope;
 use crate::cli::{Cli, ColorChoice, Command, Output};
 use crate::commands::{self, Context, Failure};
-use crate::error::{Error, EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use crate::error::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::prepare::{self, Inputs};
 use crate::render::{self, Format, Styles, TableOptions};
 use crate::sink::write_stdout;
@@ -22,72 +22,81 @@ pub fn main() -> ExitCode {
     if let Some(words) = crate::completion::request(std::env::args_os()) {
         return finish(&crate::completion::cobra(&words));
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(&e),
+    };
     let color = color_enabled(cli.output.color);
-    owo_colors::set_override(color);
-    let _ = miette::set_hook(Box::new(move |_| {
-        Box::new(miette::MietteHandlerOpts::new().color(color).unicode(color).build())
-    }));
     match run(&cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(message)) => {
-            let mut cmd = Cli::command();
-            cmd.error(clap::error::ErrorKind::InvalidValue, message).print().ok();
+            let text = crate::error_style::usage_error(&message, &command_line_name(), color);
+            print_error(&text, color);
             ExitCode::from(EXIT_USAGE)
         }
         Err(Failure::Error(e)) => {
             let code = e.exit_code();
-            eprintln!("{}", error_text(e, color));
+            print_error(&crate::error_style::our_error(&e, color, error_width()), color);
             ExitCode::from(code)
         }
     }
 }
 
-/// An error's diagnostic as stderr shows it, terminal-safe.
-pub(crate) fn error_text(e: Box<Error>, colour: bool) -> String {
-    let text = format!("{:?}", miette::Report::new(Worded(e)));
-    crate::terminal::sanitize_output(&text, colour).into_owned()
+/// `--help` and `--version` as clap prints them (exit 0); every other clap error in
+/// the one error style (error_style.rs), exit 2.
+fn clap_failure(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        // Help is not an error (the bare command's help on stderr, exit 2, is clap's own).
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE));
+    }
+    // The flags are not parsed: colour by the environment alone (`--color` may be the error).
+    let color = colour_by_conventions(ColorChoice::Auto, |k| std::env::var_os(k), std::io::stderr().is_terminal());
+    let text = crate::error_style::clap_error(&e.render().to_string(), &command_line_name(), color, flag_help);
+    print_error(&text, color);
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE))
 }
 
-/// An [`Error`] as the user reads it: the first line says what went wrong in words; the code
-/// (`input::io`) comes last, after the help, where it is there for a bug report.
-struct Worded(Box<Error>);
+/// The help of the flag with this long name, anywhere in the command tree (its first line).
+fn flag_help(long: &str) -> Option<String> {
+    let root = Cli::command();
+    let commands = std::iter::once(&root).chain(root.get_subcommands());
+    let arg = commands.flat_map(clap::Command::get_arguments).find(|a| a.get_long() == Some(long))?;
+    let help = arg.get_help()?.to_string();
+    Some(help.lines().next().unwrap_or_default().trim_end_matches('.').to_owned())
+}
 
-impl std::fmt::Debug for Worded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.0, f)
+/// `kubectl consolidation plan`: the command the user ran, for "See '… --help'" — the first
+/// argument that names a subcommand (read from the words, as the line may not parse).
+fn command_line_name() -> String {
+    let root = Cli::command();
+    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let sub = args.iter().find_map(|a| root.find_subcommand(a).map(|c| c.get_name().to_owned()));
+    match sub {
+        Some(sub) => format!("kubectl consolidation {sub}"),
+        None => "kubectl consolidation".to_owned(),
     }
 }
 
-impl std::fmt::Display for Worded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl std::error::Error for Worded {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&*self.0)
-    }
-}
-
-impl miette::Diagnostic for Worded {
-    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        let code = self.0.code().map(|c| c.to_string());
-        match (self.0.help().map(|h| h.to_string()), code) {
-            (Some(help), Some(code)) => Some(Box::new(format!("{help}\n(error code {code})"))),
-            (None, Some(code)) => Some(Box::new(format!("(error code {code})"))),
-            (help, None) => help.map(|h| Box::new(h) as Box<dyn std::fmt::Display>),
+/// Where miette wraps the detail: stderr's width when it is a terminal, else 100 columns.
+fn error_width() -> usize {
+    let stderr = std::io::stderr();
+    if stderr.is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(&stderr) {
+            return usize::from(w);
         }
     }
+    100
+}
 
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.0.source_code()
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        self.0.labels()
-    }
+/// An error's text on stderr, through the terminal-safe escaping (a closed stderr loses
+/// nothing that matters).
+fn print_error(text: &str, color: bool) {
+    let _ = write!(std::io::stderr().lock(), "{}", crate::terminal::sanitize_output(text, color));
 }
 
 fn finish(text: &str) -> ExitCode {
@@ -108,11 +117,40 @@ fn screen_width() -> Option<usize> {
 }
 
 fn color_enabled(choice: ColorChoice) -> bool {
+    colour_by_conventions(choice, |key| std::env::var_os(key), std::io::stdout().is_terminal())
+}
+
+/// `--color`, then the conventions every colouring CLI reads, in this order:
+/// - `NO_COLOR` set and not empty disables (no-color.org);
+/// - `CLICOLOR_FORCE` set and not `0` (bixense.com/clicolors), or `FORCE_COLOR` set and not
+///   empty, `0` or `false` (force-color.org; `0`/`false` disable, as supports-color reads them),
+///   force colour even when piped;
+/// - `TERM=dumb` disables (a terminal that cannot show escapes);
+/// - else colour exactly when stdout is a terminal.
+fn colour_by_conventions(
+    choice: ColorChoice,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    stdout_is_terminal: bool,
+) -> bool {
+    let set = |key: &str| var(key).filter(|v| !v.is_empty());
     match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v == "0") && std::io::stdout().is_terminal(),
+        ColorChoice::Always => return true,
+        ColorChoice::Never => return false,
+        ColorChoice::Auto => {}
     }
+    if set("NO_COLOR").is_some() {
+        return false;
+    }
+    if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+        return true;
+    }
+    if let Some(force) = set("FORCE_COLOR") {
+        return force != "0" && force != "false";
+    }
+    if var("TERM").is_some_and(|t| t == "dumb") {
+        return false;
+    }
+    stdout_is_terminal
 }
 
 fn run(cli: &Cli) -> Result<u8, Failure> {
@@ -120,12 +158,17 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         write_stdout(crate::completion::scripts::script(*shell))?;
         return Ok(EXIT_OK);
     }
+    if let Command::Version = &cli.command {
+        return version(cli);
+    }
     let format = match (&cli.command, &cli.output.output) {
         (Command::Snapshot { .. }, _) => Format::Yaml,
         (_, Output::Format(f)) => *f,
+        // Both read the JSON document.
+        (_, Output::Name | Output::JsonPath(_)) => Format::Json,
         (_, Output::File(path)) => {
             return Err(Failure::Usage(format!(
-                "-o {}: only `snapshot` writes to a file; use -o text|wide|json|yaml|markdown",
+                "-o {}: only `snapshot` writes to a file; use -o text|wide|json|yaml|markdown|name|jsonpath=TEMPLATE",
                 path.display()
             )))
         }
@@ -163,6 +206,9 @@ fn prepare_and_run(
     };
     let completed = prepare::complete(snapshot, inputs)?;
     warn(&completed.warnings);
+    if let Some(note) = empty_namespace(cli, snapshot) {
+        warn(&[note]);
+    }
     if let Command::Snapshot { redact } = &cli.command {
         let plan = commands::snapshot::plan(&cli.output.output, snapshot)?;
         if let Some(note) = &plan.note {
@@ -202,7 +248,7 @@ pub(crate) fn answer(
         scope: scope(cli, source),
     };
     let outcome = commands::run(&ctx, snapshot, baseline)?;
-    Ok((report_text(cli, format, &outcome.report, assumed), outcome.exit))
+    Ok((report_text(cli, format, &outcome.report, assumed)?, outcome.exit))
 }
 
 /// `diff -f`: the manifests, read before the snapshot so that a bad one fails at once.
@@ -237,21 +283,61 @@ fn diff(
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     let diffed = commands::diff::run(&ctx, args, snapshot, manifests, for_terminal)?;
     warn(&diffed.warnings);
-    write_stdout(&report_text(cli, format, &diffed.outcome.report, &diffed.assumed))?;
+    write_stdout(&report_text(cli, format, &diffed.outcome.report, &diffed.assumed)?)?;
     Ok(diffed.outcome.exit)
 }
 
-/// The report rendered for the screen or the pipe (terminal-safe in text, wide and Markdown).
-fn report_text(cli: &Cli, format: Format, report: &crate::report::Report, assumed: &crate::report::Assumed) -> String {
+/// The report as `-o` asks: rendered for the screen or the pipe (terminal-safe in text, wide
+/// and Markdown), or its names, or a jsonpath over its document.
+fn report_text(
+    cli: &Cli,
+    format: Format,
+    report: &crate::report::Report,
+    assumed: &crate::report::Assumed,
+) -> Result<String, Failure> {
     let colour = color_enabled(cli.output.color);
     let styles = if colour { Styles::colored() } else { Styles::plain() };
     let table = TableOptions { no_headers: cli.output.no_headers, width: screen_width() };
-    let text = render::render(report, assumed, format, &styles, table);
-    if matches!(format, Format::Text | Format::Wide | Format::Markdown) {
+    // `-o name` and `-o jsonpath` print values raw for scripts; on a terminal each value read
+    // from the cluster is escaped (terminal.rs), the template's own text is not.
+    let escape = std::io::stdout().is_terminal();
+    let text = match &cli.output.output {
+        Output::Name => render::names(report, escape).map_err(Failure::Usage)?,
+        Output::JsonPath(template) => render::jsonpath(report, assumed, template, escape).map_err(Failure::Usage)?,
+        _ => render::render(report, assumed, format, &styles, table),
+    };
+    Ok(if matches!(format, Format::Text | Format::Wide | Format::Markdown) {
         crate::terminal::sanitize_output(&text, colour).into_owned()
     } else {
         text
-    }
+    })
+}
+
+/// `version`: no input is read; the document in the format `-o` asks for.
+fn version(cli: &Cli) -> Result<u8, Failure> {
+    let doc = commands::version::run(cli.input.karpenter_version.as_deref()).map_err(Failure::Usage)?;
+    let value = serde_json::to_value(&doc).expect("the version document serialises");
+    let text = match &cli.output.output {
+        Output::Format(Format::Json) => {
+            serde_json::to_string_pretty(&value).expect("the version document serialises to JSON") + "\n"
+        }
+        Output::Format(Format::Yaml) => {
+            serde_saphyr::to_string(&value).expect("the version document serialises to YAML")
+        }
+        Output::Format(_) => {
+            let styles = if color_enabled(cli.output.color) { Styles::colored() } else { Styles::plain() };
+            commands::version::text(&doc, |key| Styles::paint(styles.bold, key))
+        }
+        Output::JsonPath(template) => {
+            render::jsonpath_of(&value, template, std::io::stdout().is_terminal()).map_err(Failure::Usage)?
+        }
+        Output::Name => return Err(Failure::Usage("-o name: version names no Kubernetes object; use -o json".into())),
+        Output::File(path) => {
+            return Err(Failure::Usage(format!("-o {}: only `snapshot` writes to a file", path.display())))
+        }
+    };
+    write_stdout(&text)?;
+    Ok(EXIT_OK)
 }
 
 fn source_of(cli: &Cli) -> Source {
@@ -291,6 +377,25 @@ fn scope(cli: &Cli, source: &Source) -> Scope {
     }
 }
 
+/// kubectl's "No resources found in NS namespace." as a warning: `-n` names a namespace that
+/// holds no pod of the snapshot (a typo, or the wrong cluster), so every answer scoped by it is
+/// empty. `None` when `-A` is given or the namespace has pods.
+fn empty_namespace(cli: &Cli, snapshot: &Snapshot) -> Option<String> {
+    let namespace = cli.kube.namespace.as_deref().filter(|_| !cli.kube.all_namespaces)?;
+    if snapshot.pods.iter().any(|p| p.metadata.namespace() == namespace) {
+        return None;
+    }
+    let mut with_pods: Vec<&str> = snapshot.pods.iter().map(|p| p.metadata.namespace()).collect();
+    with_pods.sort_unstable();
+    with_pods.dedup();
+    let known = match with_pods.len() {
+        0 => "the snapshot has no pods".to_owned(),
+        n if n <= 5 => format!("namespaces with pods: {}", with_pods.join(", ")),
+        n => format!("namespaces with pods: {}, … ({n} in all)", with_pods[..5].join(", ")),
+    };
+    Some(format!("no pods in namespace `{namespace}` in the snapshot ({known}); -A looks in every namespace"))
+}
+
 /// One `note:` line on stderr (a closed stderr loses nothing that matters).
 fn warn_note(note: &str) {
     let _ = writeln!(std::io::stderr().lock(), "note: {}", crate::terminal::sanitize_line(note));
@@ -311,4 +416,50 @@ pub(crate) fn warning_lines(findings: &[String]) -> String {
         lines.push('\n');
     }
     lines
+}
+
+/// An [`Error`] as stderr shows it (the one error style), terminal-safe.
+pub(crate) fn error_text(e: Box<crate::error::Error>, colour: bool) -> String {
+    let text = crate::error_style::our_error(&e, colour, error_width());
+    crate::terminal::sanitize_output(&text, colour).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::colour_by_conventions;
+    use crate::cli::ColorChoice;
+
+    fn colour(env: &[(&str, &str)], terminal: bool) -> bool {
+        let lookup = |key: &str| env.iter().find(|(k, _)| *k == key).map(|(_, v)| OsString::from(v));
+        colour_by_conventions(ColorChoice::Auto, lookup, terminal)
+    }
+
+    #[test]
+    fn colour_follows_the_conventions() {
+        assert!(colour(&[], true));
+        assert!(!colour(&[], false));
+        assert!(!colour(&[("NO_COLOR", "1")], true));
+        // NO_COLOR counts when set and not empty, whatever its value (no-color.org).
+        assert!(!colour(&[("NO_COLOR", "0")], true));
+        assert!(colour(&[("NO_COLOR", "")], true));
+        assert!(!colour(&[("TERM", "dumb")], true));
+        assert!(colour(&[("TERM", "xterm-256color")], true));
+        assert!(colour(&[("CLICOLOR_FORCE", "1")], false));
+        assert!(!colour(&[("CLICOLOR_FORCE", "0")], false));
+        assert!(colour(&[("FORCE_COLOR", "1"), ("TERM", "dumb")], false));
+        assert!(colour(&[("FORCE_COLOR", "true")], false));
+        assert!(!colour(&[("FORCE_COLOR", "0")], true));
+        assert!(!colour(&[("FORCE_COLOR", "false")], true));
+        assert!(!colour(&[("NO_COLOR", "1"), ("FORCE_COLOR", "1")], false), "NO_COLOR wins");
+    }
+
+    #[test]
+    fn the_flag_overrides_the_environment() {
+        let env = |key: &str| (key == "NO_COLOR").then(|| OsString::from("1"));
+        assert!(colour_by_conventions(ColorChoice::Always, env, false));
+        let force = |key: &str| (key == "FORCE_COLOR").then(|| OsString::from("1"));
+        assert!(!colour_by_conventions(ColorChoice::Never, force, true));
+    }
 }

@@ -109,6 +109,9 @@ pub(crate) enum Command {
     /// The script asks the binary for candidates, as kubectl does through
     /// `kubectl_complete-consolidation`; see completions/README.md.
     Completion { shell: Shell },
+    /// The client version, the Karpenter rule set it replays, and how it was built
+    /// (`-o json|yaml` as `kubectl version -o json`).
+    Version,
 }
 
 /// `forecast`'s limits and delays.
@@ -159,9 +162,9 @@ pub(crate) enum DiffFailOn {
 
 /// A non-negative duration: `90s`, `5m`, `1h30m`.
 fn parse_duration(raw: &str) -> Result<jiff::SignedDuration, String> {
-    let d = raw.parse::<jiff::SignedDuration>().map_err(|e| format!("`{raw}`: {e} (e.g. 90s, 5m, 1h)"))?;
+    let d = raw.parse::<jiff::SignedDuration>().map_err(|_| "not a duration (e.g. `90s`, `5m`, `1h`)".to_owned())?;
     if d.is_negative() {
-        return Err(format!("`{raw}`: a duration cannot be negative"));
+        return Err("a duration cannot be negative".to_owned());
     }
     Ok(d)
 }
@@ -240,7 +243,7 @@ impl FromStr for PodStartup {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text.parse::<jiff::SignedDuration>() {
             Ok(d) if !d.is_negative() => Ok(PodStartup(d)),
-            _ => Err(format!("`{text}` is not a duration (e.g. `45s`, `2m`, `1m30s`)")),
+            _ => Err("not a non-negative duration (e.g. `45s`, `2m`, `1m30s`)".to_owned()),
         }
     }
 }
@@ -276,7 +279,8 @@ pub(crate) struct KubeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct OutputArgs {
-    /// Output format: text, wide, json, yaml, markdown (`snapshot`: also a file path).
+    /// Output format: text, wide, json, yaml, markdown, name, jsonpath=TEMPLATE (kubectl's
+    /// template syntax over the JSON document); `snapshot`: also a file path.
     #[arg(short = 'o', long = "output", global = true, default_value = "text")]
     pub output: Output,
     /// Don't print table headers.
@@ -285,7 +289,8 @@ pub(crate) struct OutputArgs {
     /// Sort table rows: name, verdict, price, cost, pool.
     #[arg(long, global = true, value_enum)]
     pub sort_by: Option<SortBy>,
-    /// Colour: auto (a terminal, unless NO_COLOR), always, never.
+    /// Colour: auto (a terminal; NO_COLOR and TERM=dumb disable, CLICOLOR_FORCE and
+    /// FORCE_COLOR force), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
@@ -306,10 +311,14 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
-/// `-o`: a format, or (for `snapshot`) a file.
+/// `-o`: a format, kubectl's `name` or `jsonpath=TEMPLATE`, or (for `snapshot`) a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Output {
     Format(Format),
+    /// `-o name`: `kind/name` per object the command lists, as `kubectl get -o name`.
+    Name,
+    /// `-o jsonpath=TEMPLATE`: kubectl's template syntax over the command's JSON document.
+    JsonPath(String),
     File(PathBuf),
 }
 
@@ -320,10 +329,25 @@ impl FromStr for Output {
         if let Ok(format) = Format::from_str(s, true) {
             return Ok(Output::Format(format));
         }
+        if s.eq_ignore_ascii_case("name") {
+            return Ok(Output::Name);
+        }
+        // kubectl reads `jsonpath=T`, and `jsonpath` alone as a missing template.
+        if let Some(template) = s.strip_prefix("jsonpath=") {
+            if template.is_empty() {
+                return Err("jsonpath needs a template, e.g. `jsonpath={.nodes[*].name}`".to_owned());
+            }
+            return Ok(Output::JsonPath(template.to_owned()));
+        }
+        if s == "jsonpath" {
+            return Err("jsonpath needs a template after `=`, e.g. `jsonpath={.nodes[*].name}`".to_owned());
+        }
         if s.contains('.') || s.contains('/') {
             return Ok(Output::File(PathBuf::from(s)));
         }
-        Err(format!("`{s}` is not an output format (text, wide, json, yaml, markdown) or a file path"))
+        Err("not an output format: use text, wide, json, yaml, markdown, name or jsonpath=TEMPLATE \
+             (`snapshot`: also a file path)"
+            .to_owned())
     }
 }
 
@@ -331,8 +355,8 @@ impl FromStr for Output {
 fn parse_request_timeout(raw: &str) -> Result<Duration, String> {
     raw.parse::<u64>().map(Duration::from_secs).or_else(|_| {
         raw.parse::<jiff::SignedDuration>()
-            .map_err(|e| e.to_string())
-            .and_then(|d| Duration::try_from(d).map_err(|e| e.to_string()))
+            .map_err(|_| "not seconds or a duration (e.g. `30`, `30s`, `1m`)".to_owned())
+            .and_then(|d| Duration::try_from(d).map_err(|_| "a timeout cannot be negative".to_owned()))
     })
 }
 
@@ -345,9 +369,9 @@ impl FromStr for ByteSize {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let quantity: crate::quantity::Quantity =
-            text.parse().map_err(|_| format!("`{text}` is not a size (e.g. `512Mi`, `4Gi`, `1000000`)"))?;
+            text.parse().map_err(|_| "not a size (e.g. `512Mi`, `4Gi`, `1000000`)".to_owned())?;
         let bytes = quantity.units_ceil();
-        u64::try_from(bytes).map(ByteSize).map_err(|_| format!("`{text}` is not a size in bytes"))
+        u64::try_from(bytes).map(ByteSize).map_err(|_| "not a size in bytes (a whole, non-negative number)".to_owned())
     }
 }
 

@@ -40,7 +40,7 @@ pub enum Error {
         span: Option<SourceSpan>,
     },
 
-    #[error("{path}:{line}:{column}: {kind} `{name}`, field `{field}`: {message}")]
+    #[error("{}{kind} `{name}`, field `{field}`: {message}", place(path, *line, *column))]
     #[diagnostic(code(input::object), help("{help}"))]
     Object {
         path: String,
@@ -78,7 +78,7 @@ pub enum Error {
     )]
     OutOfMemory { path: String, bytes: u64 },
 
-    #[error("{path}:{line}:{column}: {message}")]
+    #[error("{}{message}", place(path, *line, *column))]
     #[diagnostic(code(input::encoding), help("{help}"))]
     Encoding {
         path: String,
@@ -141,6 +141,16 @@ pub enum Error {
     #[error("could not write the output: {0}")]
     #[diagnostic(code(output::io))]
     Output(#[source] std::io::Error),
+}
+
+/// `file:line:column: ` as compilers write a place, or `file: ` when the place is unknown
+/// (line 0: lines count from 1), never `file:0:0`.
+fn place(path: &str, line: usize, column: usize) -> String {
+    match (line, column) {
+        (0, _) => format!("{path}: "),
+        (line, 0) => format!("{path}:{line}: "),
+        (line, column) => format!("{path}:{line}:{column}: "),
+    }
 }
 
 impl Error {

@@ -23,6 +23,7 @@ pub(crate) mod doctor;
 pub(crate) mod echo;
 pub mod engine;
 pub mod error;
+pub(crate) mod error_style;
 pub mod forecast;
 pub mod forecast_oracle;
 pub(crate) mod manifest;

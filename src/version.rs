@@ -11,6 +11,11 @@ pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The commit the binary was built from (12 hex digits), or `unknown` outside a checkout.
 pub(crate) const COMMIT: &str = env!("KUBECTL_CONSOLIDATION_COMMIT");
 
+/// The target triple, cargo profile and `rustc --version` of the build (see `build.rs`).
+pub(crate) const TARGET: &str = env!("KUBECTL_CONSOLIDATION_TARGET");
+pub(crate) const PROFILE: &str = env!("KUBECTL_CONSOLIDATION_PROFILE");
+pub(crate) const RUSTC: &str = env!("KUBECTL_CONSOLIDATION_RUSTC");
+
 /// `kubectl-consolidation --version`'s text after the program name (clap wants it `'static`).
 pub(crate) fn long() -> &'static str {
     static LONG: LazyLock<String> = LazyLock::new(|| {

@@ -15,6 +15,7 @@ mod pdb_audit;
 mod plan;
 mod score;
 pub(crate) mod snapshot;
+pub(crate) mod version;
 
 use crate::audit::Scope;
 use crate::cli::{Cli, Command};
@@ -62,7 +63,7 @@ impl Outcome {
 
 /// Runs the replaying commands. `snapshot` has been prepared (`prepare.rs`) with the what-ifs
 /// applied; `baseline` is the snapshot before them, kept only for `forecast --compare`.
-/// `snapshot` and `completion` never reach here: they write no report.
+/// `snapshot`, `completion` and `version` never reach here: they write no report.
 pub(crate) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, baseline: Option<Snapshot>) -> Result<Outcome, Failure> {
     match &ctx.cli.command {
         Command::Plan => plan::run(ctx, snapshot),
@@ -73,8 +74,8 @@ pub(crate) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, baseline: Option<S
         Command::Doctor { target, fail_on } => doctor::run(ctx, snapshot, target.as_ref(), *fail_on),
         Command::InstanceTypes { target } => instance_types::run(ctx, snapshot, target),
         Command::Forecast(args) => forecast::run(ctx, args, std::mem::take(snapshot), baseline),
-        Command::Snapshot { .. } | Command::Completion { .. } | Command::Diff(_) => {
-            unreachable!("`snapshot`, `completion` and `diff` (which prepares two sides) are run by app.rs")
+        Command::Snapshot { .. } | Command::Completion { .. } | Command::Version | Command::Diff(_) => {
+            unreachable!("`snapshot`, `completion`, `version` and `diff` (which prepares two sides) are run by app.rs")
         }
     }
 }

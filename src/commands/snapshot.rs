@@ -35,6 +35,11 @@ pub(crate) fn plan(output: &Output, snapshot: &Snapshot) -> Result<Plan, Failure
         Output::Format(other) => {
             return Err(Failure::Usage(format!("snapshot writes yaml or json, not {other:?}").to_lowercase()))
         }
+        Output::Name | Output::JsonPath(_) => {
+            return Err(Failure::Usage(
+                "snapshot writes a document: -o yaml, -o json or -o FILE, not -o name or jsonpath".to_owned(),
+            ))
+        }
         Output::File(path) => Plan { json: is_json(path), sink: Sink::File(path.clone()), note: None },
     })
 }

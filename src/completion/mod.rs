@@ -165,6 +165,8 @@ const SET_KEYS: [&str; 8] = [
     "deployment/",
     "statefulset/",
 ];
+/// The fields `pdb/NS/NAME.` sets (whatif.rs).
+const SET_PDB_KEYS: [&str; 2] = ["minAvailable=", "maxUnavailable="];
 /// The keys `nodepool/NAME.` may prefix.
 const SET_POOL_KEYS: [&str; 3] = ["consolidationPolicy=", "consolidateAfter=", "budgets="];
 const SET_POLICIES: [&str; 3] = ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"];
@@ -186,12 +188,24 @@ fn flag_value(arg: &Arg, line: &Line, prefix: &str, names: &mut Names) -> Comple
         "snapshot" => Completion::files_with_extensions(&SNAPSHOT_EXTENSIONS),
         "prices" | "kubeconfig" => Completion::files(),
         "output" => {
-            let formats: Vec<String> = Format::value_variants()
+            let mut formats: Vec<String> = Format::value_variants()
                 .iter()
                 .filter_map(ValueEnum::to_possible_value)
                 .map(|v| v.get_name().to_owned())
                 .collect();
-            let matched = Completion::matching(formats, current, prefix, directive::NO_FILE_COMP);
+            formats.push("name".to_owned());
+            let mut matched = Completion::matching(formats, current, prefix, directive::NO_FILE_COMP);
+            // `jsonpath=` is followed by the template (the user's): no space after it, and
+            // nothing to offer once it is typed.
+            if current.starts_with("jsonpath=") {
+                return Completion::none();
+            }
+            if "jsonpath=".starts_with(current) {
+                matched.candidates.push(format!("{prefix}jsonpath="));
+                if matched.candidates.len() == 1 {
+                    matched.directive |= directive::NO_SPACE;
+                }
+            }
             // `snapshot -o FILE` writes a file; its name is the user's.
             match line.subcommand.as_deref() {
                 Some("snapshot") if matched.candidates.is_empty() => {
@@ -226,6 +240,13 @@ fn set_value(current: &str, prefix: &str, names: &mut Names) -> Completion {
         };
         return Completion::matching(full, current, prefix, no_space);
     }
+    if let Some(after) = current.strip_prefix("pdb/") {
+        let full: Vec<String> = match after.split_once('.') {
+            Some((pdb, _)) => SET_PDB_KEYS.iter().map(|k| format!("pdb/{pdb}.{k}")).collect(),
+            None => names.pdbs().into_iter().map(|p| format!("pdb/{p}.")).collect(),
+        };
+        return Completion::matching(full, current, prefix, no_space);
+    }
     Completion::matching(SET_KEYS.iter().map(|k| (*k).to_owned()), current, prefix, no_space)
 }
 
@@ -233,7 +254,7 @@ fn set_value(current: &str, prefix: &str, names: &mut Names) -> Completion {
 fn target_kinds(subcommand: &str) -> &'static [Kind] {
     match subcommand {
         "explain" => &[Kind::Node, Kind::NodeClaim, Kind::Pod],
-        "score" | "budgets" => &[Kind::NodePool],
+        "score" | "budgets" | "instance-types" => &[Kind::NodePool],
         "doctor" => &[Kind::Node],
         _ => &[],
     }
@@ -248,7 +269,9 @@ fn positional(subcommand: Option<&str>, index: usize, line: &Line, names: &mut N
             "",
             directive::NO_FILE_COMP,
         ),
-        (Some(sub @ ("explain" | "score" | "budgets" | "doctor")), 0) => target(target_kinds(sub), current, names),
+        (Some(sub @ ("explain" | "score" | "budgets" | "doctor" | "instance-types")), 0) => {
+            target(target_kinds(sub), current, names)
+        }
         // Nothing after a complete target, and nothing for subcommands without positionals.
         _ => Completion::none(),
     }

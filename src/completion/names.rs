@@ -33,6 +33,8 @@ enum Read {
 pub(super) struct Names {
     from: From,
     namespace: Option<String>,
+    /// `-A`: pods of every namespace (`explain pod/NAME -A` searches them all).
+    all_namespaces: bool,
     kubeconfig: ClusterArgs,
 }
 
@@ -52,7 +54,12 @@ impl Names {
             None if line.has("demo") => From::Snapshot { path: None, read: Read::NotYet },
             None => From::Cluster(kubeconfig.clone()),
         };
-        Names { from, namespace: line.value("namespace").map(str::to_owned), kubeconfig }
+        Names {
+            from,
+            namespace: line.value("namespace").map(str::to_owned),
+            all_namespaces: line.has("all_namespaces"),
+            kubeconfig,
+        }
     }
 
     fn snapshot(&mut self) -> Option<&Snapshot> {
@@ -72,14 +79,17 @@ impl Names {
         }
     }
 
-    /// Names of `kind`; pods are those of `-n` (else `default`, as `explain pod/NAME` reads).
+    /// Names of `kind`; pods are those of `-n` (else `default`, as `explain pod/NAME` reads),
+    /// or of every namespace with `-A`.
     pub(super) fn of(&mut self, kind: Kind) -> Vec<String> {
         let namespace = self.namespace.clone().unwrap_or_else(|| "default".to_owned());
+        let all = self.all_namespaces;
         if let From::Cluster(args) = &self.from {
             let what = match kind {
                 Kind::Node => NamesOf::Nodes,
                 Kind::NodeClaim => NamesOf::NodeClaims,
                 Kind::NodePool => NamesOf::NodePools,
+                Kind::Pod if all => NamesOf::AllPods,
                 Kind::Pod => NamesOf::Pods,
             };
             return names(args, what, Some(&namespace), LIVE_DEADLINE);
@@ -89,10 +99,26 @@ impl Names {
             Kind::Node => s.nodes.iter().map(|n| n.metadata.name.clone()).collect(),
             Kind::NodeClaim => s.node_claims.iter().map(|c| c.metadata.name.clone()).collect(),
             Kind::NodePool => s.node_pools.iter().map(|p| p.metadata.name.clone()).collect(),
-            Kind::Pod => {
-                s.pods.iter().filter(|p| p.metadata.namespace() == namespace).map(|p| p.metadata.name.clone()).collect()
-            }
+            Kind::Pod => s
+                .pods
+                .iter()
+                .filter(|p| all || p.metadata.namespace() == namespace)
+                .map(|p| p.metadata.name.clone())
+                .collect(),
         };
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// PodDisruptionBudgets as `NS/NAME` (every namespace: a `--set pdb/…` names its own).
+    pub(super) fn pdbs(&mut self) -> Vec<String> {
+        if let From::Cluster(args) = &self.from {
+            return names(args, NamesOf::PodDisruptionBudgets, None, LIVE_DEADLINE);
+        }
+        let Some(s) = self.snapshot() else { return Vec::new() };
+        let mut names: Vec<String> =
+            s.pdbs.iter().map(|p| format!("{}/{}", p.metadata.namespace(), p.metadata.name)).collect();
         names.sort();
         names.dedup();
         names

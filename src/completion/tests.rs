@@ -73,7 +73,7 @@ fn flag_values_from_their_enums() {
     assert_eq!(values(&at(&["--color", ""])), ["auto", "always", "never"]);
     assert_eq!(values(&at(&["pdb-audit", "--fail-on", ""])), ["info", "warning", "critical"]);
     let c = at(&["plan", "-o", ""]);
-    assert_eq!(values(&c), ["text", "wide", "json", "yaml", "markdown"]);
+    assert_eq!(values(&c), ["text", "wide", "json", "yaml", "markdown", "name", "jsonpath="]);
     assert_eq!(c.directive, NO_FILE_COMP);
     assert_eq!(values(&at(&["completion", ""])), ["bash", "zsh", "fish"]);
 }
@@ -132,4 +132,55 @@ fn requests_come_under_kubectls_name_or_as_complete() {
     );
     assert_eq!(super::request(args(&["kubectl-consolidation", "__complete", "pl"])), Some(vec!["pl".into()]));
     assert_eq!(super::request(args(&["kubectl-consolidation", "plan"])), None);
+}
+
+#[test]
+fn all_namespaces_completes_pods_of_every_namespace() {
+    let c = at(&["--demo", "-A", "explain", "pod/app-c"]);
+    assert_eq!(values(&c), ["pod/app-c-7c9d-x1"]);
+    assert!(!values(&at(&["--demo", "-A", "explain", "pod/"])).is_empty(), "every namespace's pods");
+    assert!(values(&at(&["--demo", "explain", "pod/"])).is_empty(), "without -A: `default` only");
+}
+
+#[test]
+fn set_completes_pdbs_and_their_fields() {
+    let c = at(&["--demo", "--set", "pdb/"]);
+    assert!(values(&c).contains(&"pdb/tenant-a/app-b."), "{c:?}");
+    assert_eq!(c.directive, NO_SPACE | NO_FILE_COMP);
+    assert_eq!(
+        values(&at(&["--demo", "--set", "pdb/tenant-a/app-b.m"])),
+        ["pdb/tenant-a/app-b.minAvailable=", "pdb/tenant-a/app-b.maxUnavailable="]
+    );
+    assert_eq!(values(&at(&["--demo", "--set=pdb/tenant-a/app-b.max"])), ["--set=pdb/tenant-a/app-b.maxUnavailable="]);
+}
+
+#[test]
+fn instance_types_takes_a_nodepool() {
+    assert_eq!(values(&at(&["instance-types", ""])), ["nodepool/"]);
+    assert_eq!(values(&at(&["--demo", "instance-types", "nodepool/"])), ["nodepool/default"]);
+}
+
+#[test]
+fn output_offers_name_and_jsonpath() {
+    let c = at(&["plan", "-o", ""]);
+    assert!(values(&c).contains(&"name") && values(&c).contains(&"jsonpath="), "{c:?}");
+    let j = at(&["plan", "-o", "jsonp"]);
+    assert_eq!((values(&j), j.directive), (vec!["jsonpath="], NO_SPACE | NO_FILE_COMP));
+    assert!(values(&at(&["plan", "-o", "jsonpath={.n"])).is_empty());
+}
+
+#[test]
+fn contexts_come_from_the_kubeconfig() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("config");
+    let config = "apiVersion: v1\nkind: Config\ncurrent-context: dev\n\
+        clusters:\n- name: c1\n  cluster: {server: 'https://127.0.0.1:1'}\n\
+        users:\n- name: u1\n  user: {token: t}\n\
+        contexts:\n- name: dev\n  context: {cluster: c1, user: u1}\n- name: prod-eu\n  context: {cluster: c1, user: u1}\n";
+    std::fs::write(&path, config).expect("writes the kubeconfig");
+    let kubeconfig = path.to_string_lossy().into_owned();
+    let c = at(&["--kubeconfig", &kubeconfig, "--context", ""]);
+    assert_eq!(values(&c), ["dev", "prod-eu"]);
+    assert_eq!(values(&at(&["--kubeconfig", &kubeconfig, "--context", "pr"])), ["prod-eu"]);
+    assert_eq!(values(&at(&["--kubeconfig", &kubeconfig, "--cluster", ""])), ["c1"]);
 }

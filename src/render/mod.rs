@@ -9,6 +9,8 @@ mod fit;
 mod forecast;
 mod format;
 mod impact;
+mod jsonpath;
+mod names;
 mod pdb_audit;
 mod placement;
 mod structured;
@@ -29,6 +31,24 @@ pub(crate) enum Format {
     Json,
     Yaml,
     Markdown,
+}
+
+/// `-o name`: `resource/name` per object the command lists (see `names`).
+/// `escape`: each name as a terminal may show it (terminal.rs), for a terminal's stdout.
+pub(crate) fn names(report: &Report, escape: bool) -> Result<String, String> {
+    names::names(report, escape)
+}
+
+/// `-o jsonpath=TEMPLATE` over the document `-o json` prints (see `jsonpath`).
+/// `escape`: each string value as a terminal may show it (terminal.rs), for a terminal's stdout.
+pub(crate) fn jsonpath(report: &Report, assumed: &Assumed, template: &str, escape: bool) -> Result<String, String> {
+    jsonpath_of(&structured::value(report, assumed), template, escape)
+}
+
+/// `-o jsonpath=TEMPLATE` over any document (`version`'s too).
+pub(crate) fn jsonpath_of(document: &serde_json::Value, template: &str, escape: bool) -> Result<String, String> {
+    jsonpath::render(template, document, escape)
+        .map_err(|e| format!("-o jsonpath: {e} (kubectl's syntax: `{{.nodes[*].name}}`, `{{range .nodes[*]}}{{.name}}{{\"\\n\"}}{{end}}`)"))
 }
 
 /// Options every table honours.
@@ -77,7 +97,7 @@ pub(crate) fn render(
             let text = if no_headers {
                 body + &uncertain_lines(report, styles, markdown)
             } else {
-                format!("{}{body}{}", header(assumed, markdown), uncertain_lines(report, styles, markdown))
+                format!("{}{body}{}", header(assumed, markdown, styles), uncertain_lines(report, styles, markdown))
             };
             // Tables fit already; every other line is wrapped under its own indentation.
             match width {
@@ -90,7 +110,8 @@ pub(crate) fn render(
 
 /// `Karpenter v1.14.0 rules (from snapshot); settings: defaults` (non-default settings named
 /// with their source; the provider → core row when one was used).
-fn header(assumed: &Assumed, markdown: bool) -> String {
+/// Dimmed when colour is on, so every command's text is coloured the same way above its body.
+fn header(assumed: &Assumed, markdown: bool, styles: &Styles) -> String {
     let rules = &assumed.rules;
     let changed: Vec<String> =
         assumed.changed().map(|(k, s)| format!("{k}={} ({})", crate::echo::capped(&s.value), s.source)).collect();
@@ -101,7 +122,7 @@ fn header(assumed: &Assumed, markdown: bool) -> String {
     if markdown {
         format!("_{line}_\n\n")
     } else {
-        format!("{line}\n")
+        format!("{}\n", Styles::paint(styles.dim, line))
     }
 }
 

@@ -21,6 +21,10 @@ pub(super) fn json(report: &Report, assumed: &Assumed) -> String {
 }
 
 pub(super) fn yaml(report: &Report, assumed: &Assumed) -> String {
-    let value = serde_json::to_value(Framed { report, assumed }).expect("reports serialise");
-    serde_saphyr::to_string(&value).expect("reports serialise to YAML")
+    serde_saphyr::to_string(&value(report, assumed)).expect("reports serialise to YAML")
+}
+
+/// The document as a JSON value (what `-o yaml` and `-o jsonpath` read).
+pub(super) fn value(report: &Report, assumed: &Assumed) -> serde_json::Value {
+    serde_json::to_value(Framed { report, assumed }).expect("reports serialise")
 }

@@ -54,7 +54,9 @@ pub struct UnlockView {
     pub frees: bool,
     /// What the freed node's command saves, $/h and $/month (730 h), when the replayed round
     /// acts on it.
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: Option<f64>,
+    #[serde(serialize_with = "super::money::monthly")]
     pub savings_per_month: Option<f64>,
     /// How many single changes `explain` replays at most.
     pub max_replays: usize,

@@ -33,6 +33,7 @@ pub struct ForecastDoc {
     pub placements: Vec<super::placement::PlacementView>,
     pub delays: Vec<DelayView>,
     pub rounds: Vec<RoundView>,
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     pub node_pools: Vec<PoolView>,
     pub workloads: Vec<WorkloadView>,
@@ -63,6 +64,7 @@ pub struct RoundView {
     pub started_at_seconds: i64,
     pub method: &'static str,
     pub commands: Vec<CommandView>,
+    #[serde(serialize_with = "super::money::hourly")]
     pub cumulative_savings: f64,
     pub budgets: Vec<BudgetView>,
 }
@@ -74,6 +76,7 @@ pub struct CommandView {
     pub reason: &'static str,
     pub candidates: Vec<String>,
     pub replacements: Vec<LaunchView>,
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     pub drain_at_seconds: i64,
     pub gone_at_seconds: i64,
@@ -89,6 +92,7 @@ pub struct LaunchView {
     pub instance_type: String,
     pub zone: String,
     pub capacity_type: String,
+    #[serde(serialize_with = "super::money::hourly")]
     pub price: Option<f64>,
 }
 
@@ -106,7 +110,9 @@ pub struct PoolView {
     pub node_pool: String,
     pub nodes_before: usize,
     pub nodes_after: usize,
+    #[serde(serialize_with = "super::money::hourly")]
     pub cost_before: f64,
+    #[serde(serialize_with = "super::money::hourly")]
     pub cost_after: f64,
 }
 

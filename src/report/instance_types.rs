@@ -42,6 +42,7 @@ pub struct TypeEntry {
 pub struct OfferingEntry {
     pub zone: String,
     pub capacity_type: String,
+    #[serde(serialize_with = "super::money::hourly")]
     pub price: Option<f64>,
     pub available: bool,
     pub source: Option<String>,

@@ -11,6 +11,7 @@ pub mod explain;
 pub(crate) mod forecast;
 pub(crate) mod impact;
 pub(crate) mod instance_types;
+pub(crate) mod money;
 pub(crate) mod pdb_audit;
 pub(crate) mod placement;
 pub(crate) mod plan;

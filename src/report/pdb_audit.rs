@@ -113,8 +113,10 @@ pub struct Finding {
     pub placement: Vec<NodePlacement>,
     /// `DrainBlocked`: the price of the pinned nodes together, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "super::money::hourly")]
     pub price_per_hour: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "super::money::monthly")]
     pub price_per_month: Option<f64>,
     /// The NodePool `terminationGracePeriod` that ends the PDB's protection, when one does.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -154,8 +156,10 @@ pub struct NodePlacement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "super::money::hourly")]
     pub price_per_hour: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "super::money::monthly")]
     pub price_per_month: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub termination_grace_period: Option<String>,

@@ -47,10 +47,13 @@ pub struct PlanCommand {
     pub method: &'static str,
     pub candidates: Vec<String>,
     pub replacements: Vec<ReplacementView>,
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     /// What the candidates cost now, $/h (unpriced nodes count 0, as in `savings`).
+    #[serde(serialize_with = "super::money::hourly")]
     pub candidates_price: f64,
     /// The replacements' worst launch price, $/h; `null` for a delete or an unpriced type.
+    #[serde(serialize_with = "super::money::hourly")]
     pub replacement_cost: Option<f64>,
 }
 
@@ -69,6 +72,7 @@ pub struct NodeSummary {
     pub action: Action,
     pub method: Option<&'static str>,
     pub disruption_cost: f64,
+    #[serde(serialize_with = "super::money::hourly")]
     pub price: Option<f64>,
     /// Active pods on the node.
     pub pod_count: usize,

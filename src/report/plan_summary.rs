@@ -18,8 +18,10 @@ pub struct PlanSummary {
     pub node_pools: Vec<PoolSummary>,
     /// What this round's commands save, $/h (drift commands count their savings too, often 0 or
     /// negative).
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     /// The same over a month of 730 hours.
+    #[serde(serialize_with = "super::money::monthly")]
     pub savings_per_month: f64,
     /// Nodes per verdict (`Empty`, `Drifted`, `Underutilized`, `Blocked`, `Safe`), only those
     /// with at least one.
@@ -37,6 +39,7 @@ pub struct PoolSummary {
     pub node_pool: String,
     pub nodes: usize,
     /// What its priced nodes cost, $/h.
+    #[serde(serialize_with = "super::money::hourly")]
     pub price_per_hour: f64,
     /// Requests over allocatable, in percent, summed over its nodes; `null` without allocatable.
     pub cpu_percent: Option<f64>,

@@ -20,6 +20,7 @@ pub struct Score {
     pub what_if: bool,
     pub k: i32,
     pub threshold: f64,
+    #[serde(serialize_with = "super::money::hourly")]
     pub pool_cost: f64,
     pub pool_disruption_cost: f64,
     /// $/h per unit of disruption across the pool: `poolCost / poolDisruptionCost`.
@@ -41,11 +42,13 @@ pub struct Score {
 #[serde(rename_all = "camelCase")]
 pub struct CandidateScore {
     pub node: String,
+    #[serde(serialize_with = "super::money::hourly")]
     pub price: Option<f64>,
     pub pods: usize,
     pub disruption_cost: f64,
     pub decision: &'static str,
     pub replacement: Vec<String>,
+    #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     /// `null` when there is no move, or when the move costs no disruption (infinite score).
     pub score: Option<f64>,

@@ -123,8 +123,10 @@ pub struct ReplacementView {
     pub capacity_type: String,
     pub zones: Vec<String>,
     /// The most a launch could cost (the price filter's figure); `null` when unknown.
+    #[serde(serialize_with = "super::money::hourly")]
     pub worst_price: Option<f64>,
     /// The cheapest available offering of the cheapest type (the savings estimate's figure).
+    #[serde(serialize_with = "super::money::hourly")]
     pub cheapest_price: Option<f64>,
 }
 

@@ -1,5 +1,5 @@
 //! The krew manifest: `scripts/krew-local.sh` packs the host's archive and renders
-//! `consolidation.yaml` from `.krew.yaml`, and the result must pass krew's own rules, which
+//! `consolidation.yaml` from `krew-manifest.yaml`, and the result must pass krew's own rules, which
 //! this file re-implements (krew is not installable here): kubernetes-sigs/krew
 //! `internal/index/validation/validate.go` (ValidatePlugin, validatePlatform, validateFiles,
 //! validateSelector, IsSafePluginName), `cmd/validate-krew-manifest/main.go`
@@ -363,7 +363,7 @@ fn the_template_renders_every_shipped_platform() {
     let output = Command::new("python3")
         .arg(root().join("scripts/render-krew-manifest.py"))
         .arg("--template")
-        .arg(root().join(".krew.yaml"))
+        .arg(root().join("krew-manifest.yaml"))
         .args(["--tag", "v1.2.3"])
         .args(&archives)
         .output()
@@ -454,4 +454,24 @@ fn the_rules_reject_what_krew_rejects() {
     assert!(install(&platform, &archive, tempfile::tempdir().expect("dir").path())
         .expect_err("sha")
         .contains("checksum"));
+}
+
+/// krew-release-bot reads `.krew.yaml` unless its `krew_template_file` input names another file
+/// (rajatjindal/krew-release-bot `action.yml`): the release workflow must name the template
+/// this repository keeps, and the old name must be gone so nothing renders a stale copy.
+#[test]
+fn the_release_workflow_hands_the_bot_the_template() {
+    let template = "krew-manifest.yaml";
+    assert!(root().join(template).is_file(), "{template} at the top level");
+    assert!(!root().join(".krew.yaml").exists(), ".krew.yaml is gone (renamed to {template})");
+    let workflow = std::fs::read_to_string(root().join(".github/workflows/release.yml")).expect("release.yml");
+    let workflow: Value = serde_saphyr::from_str(&workflow).expect("release.yml is YAML");
+    let steps = workflow.pointer("/jobs/krew/steps").and_then(Value::as_array).expect("a krew job with steps");
+    let bot = steps
+        .iter()
+        .find(|s| s["uses"].as_str().is_some_and(|u| u.starts_with("rajatjindal/krew-release-bot@")))
+        .expect("the krew-release-bot step");
+    assert_eq!(bot.pointer("/with/krew_template_file").and_then(Value::as_str), Some(template));
+    let script = std::fs::read_to_string(root().join("scripts/krew-local.sh")).expect("krew-local.sh");
+    assert!(script.contains(&format!("--template \"$root/{template}\"")), "krew-local.sh renders {template}");
 }

@@ -6,6 +6,8 @@
 //! - `completion`: kubectl's completion protocol, live names, the bash/zsh/fish scripts.
 //! - `krew`: the krew manifest `scripts/krew-local.sh` renders, against krew's rules.
 //! - `golden`: rendered output of every command, byte for byte (insta snapshots).
+//! - `habits`: kubectl habits (`-o name`, `-o jsonpath`, `version`, `-n`, colour), one error
+//!   style, money without float noise.
 //! - `impact`: what `explain` and `plan` say disrupting nodes costs the workloads.
 //! - `provisioning`: new replicas from `--set` scheduled before the round, on the demo.
 //! - `acceptance`: every `tests/scenarios/*` folder replayed and matched against its `expect.json`.
@@ -30,6 +32,7 @@ mod flags;
 mod forecast;
 mod fuzz_regressions;
 mod golden;
+mod habits;
 mod impact;
 #[cfg(unix)]
 mod krew;

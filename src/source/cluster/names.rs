@@ -26,11 +26,16 @@ pub enum NamesOf {
     Namespaces,
     /// Pods of one namespace.
     Pods,
+    /// Pods of every namespace (`-A`).
+    AllPods,
+    /// PodDisruptionBudgets of every namespace, as `NS/NAME` (`--set pdb/…`).
+    PodDisruptionBudgets,
 }
 
 const NAMESPACE: Kind = Kind::new("", "v1", "Namespace", "namespaces");
+const PDB: Kind = Kind::new("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets");
 
-/// Names of `what` (pods: in `namespace`), or nothing if the cluster does not answer within
+/// Names of `what` (`Pods`: in `namespace`), or nothing if the cluster does not answer within
 /// `deadline` (connecting, authenticating and the one GET included).
 pub fn names(args: &ClusterArgs, what: NamesOf, namespace: Option<&str>, deadline: Duration) -> Vec<String> {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
@@ -44,7 +49,8 @@ pub fn names(args: &ClusterArgs, what: NamesOf, namespace: Option<&str>, deadlin
         NamesOf::NodeClaims => NODE_CLAIM,
         NamesOf::NodePools => NODE_POOL,
         NamesOf::Namespaces => NAMESPACE,
-        NamesOf::Pods => POD,
+        NamesOf::Pods | NamesOf::AllPods => POD,
+        NamesOf::PodDisruptionBudgets => PDB,
     };
     let namespace = if what == NamesOf::Pods { Some(namespace.unwrap_or("default")) } else { None };
     let listed = runtime.block_on(async {
@@ -64,7 +70,14 @@ pub fn names(args: &ClusterArgs, what: NamesOf, namespace: Option<&str>, deadlin
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|item| item.pointer("/metadata/name").and_then(Value::as_str).map(str::to_owned))
+        .filter_map(|item| {
+            let name = item.pointer("/metadata/name").and_then(Value::as_str)?;
+            if what == NamesOf::PodDisruptionBudgets {
+                let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+                return Some(format!("{namespace}/{name}"));
+            }
+            Some(name.to_owned())
+        })
         .collect();
     names.sort();
     names

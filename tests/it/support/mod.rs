@@ -19,7 +19,12 @@ pub(crate) fn root() -> &'static Path {
 /// The binary, run from the package root with a colour-neutral environment and no kubeconfig.
 pub(crate) fn bin() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(BIN);
-    cmd.current_dir(root()).env_remove("NO_COLOR").env_remove("KUBECONFIG").env_remove("COLUMNS");
+    cmd.current_dir(root())
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .env_remove("KUBECONFIG")
+        .env_remove("COLUMNS");
     cmd
 }
 
