@@ -26,6 +26,7 @@ pub mod error;
 pub mod forecast;
 pub(crate) mod object_ref;
 pub(crate) mod prepare;
+pub(crate) mod progress;
 pub mod quantity;
 pub mod reason;
 pub mod redaction_oracle;
