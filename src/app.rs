@@ -12,6 +12,7 @@ use crate::cli::{Cli, ColorChoice, Command, Output};
 use crate::commands::{self, Context, Failure};
 use crate::error::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 use crate::prepare::{self, Inputs};
+use crate::progress::Progress;
 use crate::render::{self, Format, Styles, TableOptions};
 use crate::sink::write_stdout;
 use crate::snapshot::Snapshot;
@@ -174,16 +175,23 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
     };
     crate::whatif::validate(&cli.input.overrides).map_err(Failure::Usage)?;
-    let source = source_of(cli);
+    let progress = progress_for(cli, format);
+    let source = source_of(cli, format);
     let prices = cli.input.prices.as_deref().map(source::prices::read_prices_file).transpose()?;
+    match &source {
+        Source::File { path, .. } => progress.stage(&format!("reading {}", path.display())),
+        Source::Demo => progress.stage("reading the demo cluster"),
+        // The live listing draws its own progress (lists done, objects read).
+        Source::Cluster(_) => {}
+    }
     let manifests = match &cli.command {
         Command::Diff(args) => read_manifests(cli, &args.files)?,
         _ => Vec::new(),
     };
     let mut snapshot = source::load(&source)?;
     let outcome = match &cli.command {
-        Command::Diff(args) => diff(cli, args, &source, format, prices, &manifests, &mut snapshot),
-        _ => prepare_and_run(cli, &source, format, prices, &mut snapshot),
+        Command::Diff(args) => diff(cli, args, &source, format, prices, &manifests, &mut snapshot, &progress),
+        _ => prepare_and_run(cli, &source, format, prices, &mut snapshot, &progress),
     };
     // Freeing a large snapshot object by object takes a tenth of the run (150,000 pods), and
     // the process exits next: the OS takes the memory back at once.
@@ -198,26 +206,28 @@ fn prepare_and_run(
     format: Format,
     prices: Option<prepare::Prices>,
     snapshot: &mut Snapshot,
+    progress: &Progress,
 ) -> Result<u8, Failure> {
+    progress.stage("preparing the snapshot");
     let inputs = Inputs {
         prices,
         karpenter_settings: &cli.input.karpenter_settings,
         karpenter_version: cli.input.karpenter_version.as_deref(),
     };
     let completed = prepare::complete(snapshot, inputs)?;
-    warn(&completed.warnings);
+    progress.suspend(|| warn(&completed.warnings));
     if let Some(note) = empty_namespace(cli, snapshot) {
-        warn(&[note]);
+        progress.suspend(|| warn(&[note]));
     }
     if let Command::Snapshot { redact } = &cli.command {
         let plan = commands::snapshot::plan(&cli.output.output, snapshot)?;
         if let Some(note) = &plan.note {
-            warn_note(note);
+            progress.suspend(|| warn_note(note));
         }
         plan.sink.stream(|out| snapshot.write_text(plan.json, *redact, out))?;
         return Ok(EXIT_OK);
     }
-    let (text, exit) = answer(cli, source, format, &completed.assumed, snapshot)?;
+    let (text, exit) = answer(cli, source, format, &completed.assumed, snapshot, progress)?;
     write_stdout(&text)?;
     Ok(exit)
 }
@@ -230,6 +240,7 @@ pub(crate) fn answer(
     format: Format,
     assumed: &crate::report::Assumed,
     snapshot: &mut Snapshot,
+    progress: &Progress,
 ) -> Result<(String, u8), Failure> {
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
     if for_terminal {
@@ -240,14 +251,17 @@ pub(crate) fn answer(
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     let baseline = commands::forecast::baseline(cli, snapshot);
     let what_ifs = prepare::apply_what_ifs(snapshot, &cli.input.overrides, now).map_err(Failure::Usage)?;
+    progress.stage("replaying");
     let ctx = Context {
         cli,
         now,
         overrides: &what_ifs.overrides,
         placements: &what_ifs.placements,
         scope: scope(cli, source),
+        observer: progress,
     };
     let outcome = commands::run(&ctx, snapshot, baseline)?;
+    progress.clear();
     Ok((report_text(cli, format, &outcome.report, assumed)?, outcome.exit))
 }
 
@@ -273,16 +287,26 @@ fn diff(
     prices: Option<prepare::Prices>,
     manifests: &[crate::manifest::Manifest],
     snapshot: &mut Snapshot,
+    progress: &Progress,
 ) -> Result<u8, Failure> {
     if let Some(prices) = prices {
         prepare::apply_prices(snapshot, prices);
     }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
     // Each side places its own new pods: the context carries none.
-    let ctx = Context { cli, now, overrides: &cli.input.overrides, placements: &[], scope: scope(cli, source) };
+    let ctx = Context {
+        cli,
+        now,
+        overrides: &cli.input.overrides,
+        placements: &[],
+        scope: scope(cli, source),
+        observer: progress,
+    };
     let for_terminal = matches!(format, Format::Text | Format::Wide | Format::Markdown);
+    progress.stage("replaying both sides");
     let diffed = commands::diff::run(&ctx, args, snapshot, manifests, for_terminal)?;
-    warn(&diffed.warnings);
+    progress.clear();
+    progress.suspend(|| warn(&diffed.warnings));
     write_stdout(&report_text(cli, format, &diffed.outcome.report, &diffed.assumed)?)?;
     Ok(diffed.outcome.exit)
 }
@@ -340,24 +364,40 @@ fn version(cli: &Cli) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
-fn source_of(cli: &Cli) -> Source {
+/// The progress display: on stderr for the text formats (indicatif draws nothing when stderr
+/// is not a terminal), none for `-o json|yaml` and `snapshot`; `forecast` in text on a
+/// terminal also streams its rounds to stdout (see `progress.rs` for the contract).
+fn progress_for(cli: &Cli, format: Format) -> Progress {
+    let wanted = progress_wanted(cli, format);
+    let stream = wanted
+        && format == Format::Text
+        && matches!(cli.command, Command::Forecast(_))
+        && std::io::stdout().is_terminal();
+    Progress::new(wanted, stream, color_enabled(cli.output.color))
+}
+
+fn progress_wanted(cli: &Cli, format: Format) -> bool {
+    !matches!(cli.command, Command::Snapshot { .. }) && matches!(format, Format::Text | Format::Wide | Format::Markdown)
+}
+
+fn source_of(cli: &Cli, format: Format) -> Source {
     if let Some(path) = &cli.input.snapshot {
         return Source::File { path: path.clone(), max_bytes: cli.input.max_input_size.0 };
     }
     if cli.input.demo {
         return Source::Demo;
     }
-    Source::Cluster(cluster_args(cli))
+    Source::Cluster(cluster_args(cli, progress_wanted(cli, format)))
 }
 
-fn cluster_args(cli: &Cli) -> ClusterArgs {
+fn cluster_args(cli: &Cli, progress: bool) -> ClusterArgs {
     ClusterArgs {
         kubeconfig: cli.kube.kubeconfig.as_ref().map(Into::into),
         context: cli.kube.context.clone(),
         cluster: cli.kube.cluster.clone(),
         user: cli.kube.user.clone(),
         request_timeout: cli.kube.request_timeout,
-        progress: true,
+        progress,
         prices_given: cli.input.prices.is_some(),
     }
 }

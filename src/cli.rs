@@ -23,7 +23,8 @@ use crate::render::Format;
     bin_name = "kubectl consolidation",
     version,
     long_version = crate::version::long(),
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = EXAMPLES
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -36,13 +37,58 @@ pub(crate) struct Cli {
     pub command: Command,
 }
 
+/// `--help`'s examples, kubectl's way: the commands a first session runs.
+const EXAMPLES: &str = "\
+Examples:
+  # What Karpenter would do now on the built-in demo cluster, and why
+  kubectl consolidation plan --demo
+
+  # One node's whole pipeline, on the current kubeconfig context
+  kubectl consolidation explain node/ip-10-0-1-23.ec2.internal
+
+  # Rounds after rounds until the cluster settles, from a saved snapshot
+  kubectl consolidation forecast --snapshot cluster.yaml
+
+  # Replay a fix before applying it
+  kubectl consolidation plan --demo --set deployment/tenant-a/app-b.replicas=2
+
+  # PodDisruptionBudgets that let the last replica go, in every namespace
+  kubectl consolidation pdb-audit -A";
+
+/// `forecast --help`'s examples.
+const FORECAST_EXAMPLES: &str = "\
+Examples:
+  # The forecast of the demo cluster to steady state
+  kubectl consolidation forecast --demo
+
+  # At most three rounds, or the first hour
+  kubectl consolidation forecast --demo --rounds 3 --until 1h
+
+  # The same forecast without and with a change
+  kubectl consolidation forecast --demo --compare --set deployment/tenant-a/app-b.replicas=2";
+
+/// `budgets --help`'s examples.
+const BUDGETS_EXAMPLES: &str = "\
+Examples:
+  # Every NodePool's allowed disruptions now, and the week's calendar of windows
+  kubectl consolidation budgets --demo
+
+  # One NodePool
+  kubectl consolidation budgets nodepool/default --demo";
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// The whole pipeline for one node, step by step, and its verdict.
     ///
     /// TARGET is node/NAME (or a bare node name), nodeclaim/NAME, or pod/NAME with -n.
+    #[command(
+        after_help = "Examples:\n  kubectl consolidation explain node/node-x --demo\n  kubectl consolidation explain pod/app-b-7c9d-x1 -n tenant-a --demo"
+    )]
     Explain { target: ObjectRef },
     /// The round: which method acts, its commands, and a verdict per node.
+    #[command(
+        after_help = "Examples:\n  kubectl consolidation plan --demo\n  kubectl consolidation plan -l karpenter.sh/nodepool=default --sort-by verdict\n  kubectl consolidation plan --snapshot cluster.yaml -o json"
+    )]
     Plan,
     /// Balanced score of every candidate of a NodePool, the pool baseline and the threshold.
     Score {
@@ -72,6 +118,7 @@ pub(crate) enum Command {
         fail_on: Option<Severity>,
     },
     /// Allowed disruptions per NodePool and reason now, and the schedule windows.
+    #[command(after_help = BUDGETS_EXAMPLES)]
     Budgets {
         /// nodepool/NAME (default: every NodePool)
         target: Option<ObjectRef>,
@@ -86,6 +133,7 @@ pub(crate) enum Command {
     /// and what each workload pays (evictions, time at zero ready replicas).
     ///
     /// Launch, startup and drain times are estimates (defaults marked in the output).
+    #[command(after_help = FORECAST_EXAMPLES)]
     Forecast(ForecastArgs),
     /// What a change does to the round — an upgrade, manifests, a what-if — before and after,
     /// and the part of the change behind each node that moves.

@@ -22,5 +22,6 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot, target: Option<&Object
         budgets.node_pools.retain(|p| s.pools.contains(&p.node_pool));
         budgets.selection = Some(format!("{} (their NodePools' budgets)", s.described));
     }
+    budgets.week = Some(report::budgets::week(&budgets, &snapshot.node_pools, &replay));
     Ok(Outcome::ok(Report::Budgets(budgets)))
 }

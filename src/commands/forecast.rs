@@ -4,7 +4,7 @@
 use super::{Context, Failure, Outcome};
 use crate::cli::{Cli, Command, ForecastArgs};
 use crate::forecast::clock::{Delays, Figure};
-use crate::forecast::{forecast, Limits};
+use crate::forecast::{forecast, forecast_observed, Limits};
 use crate::report::{self, Report};
 use crate::snapshot::Snapshot;
 
@@ -28,7 +28,8 @@ pub(super) fn run(
     let delays = delays(args, ctx.cli.input.pod_startup.0);
     let unread = snapshot.info.unread.clone();
     let limits = Limits { rounds: args.rounds, until: args.until };
-    let mut with = report::forecast::document(&forecast(snapshot, ctx.now, &delays, limits), ctx.overrides, &unread);
+    let observed = forecast_observed(snapshot, ctx.now, &delays, limits, ctx.observer);
+    let mut with = report::forecast::document(&observed, ctx.overrides, &unread);
     with.placements = report::placement::views(ctx.placements);
     let report = match baseline {
         None => Report::Forecast(Box::new(with)),

@@ -47,6 +47,9 @@ pub(crate) struct Context<'a> {
     pub placements: &'a [crate::engine::provisioner::Placement],
     /// `pdb-audit`'s namespaces (the kubeconfig's default namespace is read by `app.rs`).
     pub scope: Scope,
+    /// Told how the replay and the forecast advance (a progress display at the edge, or
+    /// nothing); it cannot change an answer.
+    pub observer: &'a dyn crate::forecast::ForecastObserver,
 }
 
 /// A command's answer: the document to render and the process's exit code.

@@ -8,7 +8,7 @@ use crate::snapshot::Snapshot;
 
 pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot) -> Result<Outcome, Failure> {
     let selected = selection(ctx, snapshot)?;
-    let replay = engine::replay(snapshot, ctx.now);
+    let replay = engine::replay_observed(snapshot, ctx.now, ctx.observer);
     let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, ctx.cli.input.pod_startup.0);
     plan.placements = report::placement::views(ctx.placements);
     sort_nodes(&mut plan.nodes, ctx.cli.output.sort_by);

@@ -16,6 +16,7 @@ use super::method::{
     drift, emptiness, multi_node, single_node, Command, Context, Decision, Method, Outcome, Replacement,
 };
 use super::nodepool::DisruptionReason;
+use super::observe::{Observer, Unobserved};
 use super::scheduling::Results;
 use super::setup::{self, Setup};
 use super::state::{Cluster, PodsByNode};
@@ -59,11 +60,17 @@ pub fn replay(snapshot: &Snapshot, now: Timestamp) -> Replay {
     replay_focused(snapshot, now, None)
 }
 
+/// [`replay`], telling `observer` how many candidates have their verdict as it goes (the
+/// result is the same with any observer).
+pub fn replay_observed(snapshot: &Snapshot, now: Timestamp, observer: &dyn Observer) -> Replay {
+    run(snapshot, now, None, true, None, None, observer)
+}
+
 /// Replays the round, but gives a verdict only to the node named `focus` (by Node or
 /// NodeClaim name) when one is given: `explain` needs the round and one node, not every
 /// node's own simulation.
 pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) -> Replay {
-    run(snapshot, now, focus, true, None, None)
+    run(snapshot, now, focus, true, None, None, &Unobserved)
 }
 
 /// The round's method, commands and budgets without any node's verdict: what `forecast`
@@ -71,7 +78,7 @@ pub fn replay_focused(snapshot: &Snapshot, now: Timestamp, focus: Option<&str>) 
 /// The forecast itself calls [`replay_round_with`].
 #[cfg(test)]
 pub(crate) fn replay_round(snapshot: &Snapshot, now: Timestamp) -> Replay {
-    run(snapshot, now, None, false, None, None)
+    run(snapshot, now, None, false, None, None, &Unobserved)
 }
 
 /// The round without verdicts, reusing what `cache` kept of the forecast's earlier rounds (and
@@ -85,7 +92,7 @@ pub(crate) fn replay_round_with(
     now: Timestamp,
     bindings: Option<&PodsByNode>,
 ) -> Replay {
-    run(snapshot, now, None, false, Some(cache), bindings)
+    run(snapshot, now, None, false, Some(cache), bindings, &Unobserved)
 }
 
 fn run(
@@ -95,6 +102,7 @@ fn run(
     verdicts: bool,
     mut cache: Option<&mut RoundCache>,
     bindings: Option<&PodsByNode>,
+    observer: &dyn Observer,
 ) -> Replay {
     let mut cluster = match bindings {
         Some(b) => Cluster::with_bindings(snapshot, now, b),
@@ -158,10 +166,13 @@ fn run(
         .collect();
     let estimates = Estimates::new(snapshot);
     let in_focus = |c: &Candidate<'_>| explained[c.index];
+    let judged_total = candidates.iter().filter(|c| in_focus(c)).count();
     let nodes = candidates
         .iter()
         .filter(|c| in_focus(c))
-        .map(|c| {
+        .enumerate()
+        .map(|(judged, c)| {
+            observer.candidates_judged(judged, judged_total);
             let command = commands.iter().copied().find(|cmd| cmd.candidates.contains(&c.index));
             let round = acting.as_ref().map(|(m, _)| *m);
             let mut v = node_verdict(&ctx, c, command, round, skipped.get(&c.index), focus.is_some());
@@ -169,7 +180,8 @@ fn run(
             v.reasons.extend(estimates.reasons_for(&v, command.map(|cmd| cmd.replacements.as_slice())));
             v
         })
-        .collect();
+        .collect::<Vec<_>>();
+    observer.candidates_judged(judged_total, judged_total);
     // The report's header lists every estimate once; a verdict carries only those it rests on.
     let uncertain =
         unread.into_iter().chain(snapshot.info.estimated.iter().map(|e| Reason::new(Code::Uncertain, e.clone())));

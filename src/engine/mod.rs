@@ -18,6 +18,7 @@ pub mod labels;
 pub(crate) mod method;
 pub(crate) mod min_values;
 pub(crate) mod nodepool;
+pub mod observe;
 pub(crate) mod pdb;
 pub(crate) mod pod;
 pub(crate) mod pricing;
@@ -31,6 +32,6 @@ pub(crate) mod verdict;
 #[cfg(test)]
 pub(crate) use controller::replay_round;
 pub(crate) use controller::replay_round_with;
-pub use controller::{replay, replay_focused, CommandView, Replay};
+pub use controller::{replay, replay_focused, replay_observed, CommandView, Replay};
 pub(crate) use incremental::round_cache::RoundCache;
 pub use verdict::{Action, NodeVerdict, PodView, Step, StepKind, Verdict};

@@ -94,6 +94,13 @@ pub(crate) struct WorkloadHarm {
     pub startup: Startup,
     /// Pods that found no place: the workload stays short until the end.
     pub pending: usize,
+    /// Ready replicas when its first pod was evicted, and each change after (a pod evicted,
+    /// a moved pod Ready again): the strip of ready replicas over time.
+    pub ready_before: usize,
+    pub ready_changes: Vec<(Timestamp, i64)>,
+    /// When the ledger counts it at zero ready (`None`: until the end): what the strip marks,
+    /// so the strip and `zero_ready_for` cannot disagree.
+    pub zero_spans: Vec<(Timestamp, Option<Timestamp>)>,
     down_since: Option<Timestamp>,
 }
 
@@ -132,9 +139,16 @@ impl Harm {
                     .count()
             });
             let mut waves: BTreeMap<usize, (usize, bool)> = BTreeMap::new();
+            let mut ready_changes = Vec::new();
             for (j, (p, to)) in members.iter().enumerate() {
                 let wave = j / per;
                 let evicted_at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
+                if is_true(&state.snapshot.pods[*p].status.conditions, "Ready") {
+                    ready_changes.push((evicted_at, -1));
+                }
+                if to.is_some() {
+                    ready_changes.push((evicted_at + startup, 1));
+                }
                 out.push(Landing {
                     pod: state.snapshot.pods[*p].metadata.key(),
                     to: to.clone(),
@@ -154,8 +168,12 @@ impl Harm {
                 nodes: BTreeSet::new(),
                 startup: workloads.startup[w],
                 pending: 0,
+                ready_before,
+                ready_changes: Vec::new(),
+                zero_spans: Vec::new(),
                 down_since: None,
             });
+            entry.ready_changes.extend(ready_changes);
             entry.evictions += members.len();
             entry.pending += members.iter().filter(|(_, to)| to.is_none()).count();
             entry.nodes.extend(members.iter().filter_map(|(p, _)| state.snapshot.pods[*p].spec.node_name.clone()));
@@ -163,11 +181,13 @@ impl Harm {
             for (wave, (count, any_pending)) in waves {
                 if ready_before > 0 && count >= ready_before {
                     entry.zero_ready_times += 1;
+                    let at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
                     if any_pending && lost_for_good >= ready_before {
-                        let at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
                         entry.down_since.get_or_insert(at);
+                        entry.zero_spans.push((at, None));
                     } else {
                         entry.zero_ready_for += startup;
+                        entry.zero_spans.push((at, Some(at + startup)));
                     }
                 }
             }

@@ -90,6 +90,29 @@ pub(crate) struct Round {
     pub budgets: BTreeMap<String, (i64, usize)>,
 }
 
+/// What a forecast tells the edge as it runs (a terminal's progress and its streamed round
+/// lines): the replay's own hooks, each round as it is decided, and the simulated clock.
+/// Passed in by the caller; a forecast's result is the same with any observer.
+pub(crate) trait ForecastObserver: crate::engine::observe::Observer {
+    /// Round `round.index` acted (its commands have started).
+    fn round_decided(&self, start: Timestamp, round: &Round) {
+        let _ = (start, round);
+    }
+    /// The forecast's clock reached `at` from the start, after `rounds` rounds that acted.
+    fn clock(&self, at: SignedDuration, rounds: usize) {
+        let _ = (at, rounds);
+    }
+}
+
+impl ForecastObserver for crate::engine::observe::Unobserved {}
+
+/// Nodes and $/h per NodePool at one moment of the forecast (a point of its chart).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PoolSample {
+    pub at: SignedDuration,
+    pub pools: BTreeMap<String, PoolState>,
+}
+
 /// Nodes and $/h of one NodePool.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(crate) struct PoolState {
@@ -115,12 +138,26 @@ pub(crate) struct Forecast {
     /// Nodes launched before the start and not initialized then: when each initializes.
     pub launching: Vec<Launching>,
     pub delays: Delays,
+    /// Nodes and $/h per NodePool each time they changed, from the start to the end state.
+    pub series: Vec<PoolSample>,
 }
 
 /// Runs the forecast on `snapshot` from `now`.
 pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limits: Limits) -> Forecast {
+    forecast_observed(snapshot, now, delays, limits, &crate::engine::observe::Unobserved)
+}
+
+/// [`forecast`], telling `observer` each round as it is decided and the clock as it moves.
+pub(crate) fn forecast_observed(
+    snapshot: Snapshot,
+    now: Timestamp,
+    delays: &Delays,
+    limits: Limits,
+    observer: &dyn ForecastObserver,
+) -> Forecast {
     let workloads = Workloads::new(&snapshot, delays.pod_startup.value);
     let before = pool_states(&snapshot, now);
+    let mut series = Series::new(&snapshot, now);
     let mut state = State::new(snapshot, now);
     let launching = launch::launching(&state.snapshot, now, delays.launch.value);
     state.initializing = launching.iter().filter_map(|l| Some((l.node.clone(), l.at?))).collect();
@@ -140,6 +177,8 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
             break if limits.rounds.is_some() { Stop::Rounds } else { Stop::Bound };
         }
         advance(&mut state, t);
+        series.sample(&state.snapshot, now.duration_until(t));
+        observer.clock(now.duration_until(t), rounds.len());
         cache.nodes_changed(state.take_touched());
         cache.pods_changed(state.take_ended());
         let replay = replay_round_with(&mut cache, &state.snapshot, t, Some(state.bindings()));
@@ -155,6 +194,8 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
                 .map(|c| step(&mut state, c, started_at, delays, &workloads, &mut harm))
                 .collect();
             cumulative += steps.iter().map(|s| s.savings).sum::<f64>();
+            series.learn_prices(&steps);
+            series.sample(&state.snapshot, now.duration_until(started_at));
             rounds.push(Round {
                 index: rounds.len() + 1,
                 at: now.duration_until(t),
@@ -164,6 +205,7 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
                 cumulative,
                 budgets,
             });
+            observer.round_decided(now, rounds.last().expect("just pushed"));
             t = started_at;
             continue;
         }
@@ -182,9 +224,11 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
     // Commands already started run to their end: the end state is what they leave.
     while let Some(due) = state.next_due() {
         advance(&mut state, due);
+        series.sample(&state.snapshot, now.duration_until(due));
     }
     let end = rounds.iter().flat_map(|r| r.steps.iter().map(|s| s.started.gone_at)).max().unwrap_or(now);
     let after = pool_states(&state.snapshot, state.now);
+    series.settle(&before, &after);
     let mut pools: BTreeMap<String, (PoolState, PoolState)> = BTreeMap::new();
     for (name, b) in &before {
         pools.entry(name.clone()).or_default().0 = *b;
@@ -205,6 +249,67 @@ pub(crate) fn forecast(snapshot: Snapshot, now: Timestamp, delays: &Delays, limi
         pending,
         launching,
         delays: *delays,
+        series: series.samples,
+    }
+}
+
+/// The chart's points: each NodePool's nodes and $/h whenever they change. A node's price is
+/// learned once (the snapshot's nodes at the start, each replacement at its launch), so a
+/// point costs a walk over the node list, not a cluster rebuild.
+struct Series {
+    prices: BTreeMap<String, f64>,
+    samples: Vec<PoolSample>,
+}
+
+impl Series {
+    fn new(snapshot: &Snapshot, now: Timestamp) -> Series {
+        let cluster = Cluster::new(snapshot, now);
+        let prices = cluster
+            .nodes
+            .iter()
+            .map(|node| {
+                let it = crate::engine::pricing::instance_type_name(node)
+                    .and_then(|n| cluster.instance_types.get(n).copied());
+                (node.name.clone(), crate::engine::pricing::node_price(node, it).unwrap_or(0.0))
+            })
+            .collect();
+        let mut series = Series { prices, samples: Vec::new() };
+        series.sample(snapshot, SignedDuration::ZERO);
+        series
+    }
+
+    fn learn_prices(&mut self, steps: &[Step]) {
+        for launch in steps.iter().flat_map(|s| &s.started.launches) {
+            self.prices.insert(launch.node.clone(), launch.price.unwrap_or(0.0));
+        }
+    }
+
+    /// The first and last points are the end-state table's own figures (which also count
+    /// NodeClaims not yet registered as Nodes), so the chart and the table agree.
+    fn settle(&mut self, before: &BTreeMap<String, PoolState>, after: &BTreeMap<String, PoolState>) {
+        if let Some(first) = self.samples.first_mut() {
+            first.pools.clone_from(before);
+        }
+        if self.samples.len() > 1 {
+            if let Some(last) = self.samples.last_mut() {
+                last.pools.clone_from(after);
+            }
+        }
+    }
+
+    fn sample(&mut self, snapshot: &Snapshot, at: SignedDuration) {
+        let mut pools: BTreeMap<String, PoolState> = BTreeMap::new();
+        for node in &snapshot.nodes {
+            let Some(pool) = node.metadata.labels.get(crate::engine::labels::NODEPOOL) else { continue };
+            let entry = pools.entry(pool.clone()).or_default();
+            entry.nodes += 1;
+            entry.cost += self.prices.get(&node.metadata.name).copied().unwrap_or(0.0);
+        }
+        match self.samples.last_mut() {
+            Some(last) if last.pools == pools => {}
+            Some(last) if last.at == at => last.pools = pools,
+            _ => self.samples.push(PoolSample { at, pools }),
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 //! workload, the delays (defaults marked). `--compare` puts both forecasts side by side.
 
 use super::format::duration;
-use super::table::{kubectl, markdown, Fit};
-use crate::report::forecast::{ComparisonDoc, ForecastDoc};
+use super::table::{kubectl, kubectl_whole, markdown, Fit};
+use super::Styles;
+use crate::report::forecast::{ComparisonDoc, ForecastDoc, RoundView};
 
 fn money(x: f64) -> String {
     format!("${x:.4}")
@@ -17,8 +18,11 @@ fn table(headers: &[&str], rows: Vec<Vec<String>>, md: bool, no_headers: bool, f
     }
 }
 
-fn heading(text: &str, md: bool) -> String {
-    if md {
+/// A section's title (none with `--no-headers`: rows only, sections a blank line apart).
+fn heading(text: &str, md: bool, no_headers: bool) -> String {
+    if no_headers && !md {
+        "\n".to_owned()
+    } else if md {
         format!("\n### {text}\n\n")
     } else {
         format!("\n{text}\n")
@@ -55,6 +59,37 @@ fn delays(f: &ForecastDoc) -> String {
     format!("Delays: {}.\n", items.join(", "))
 }
 
+/// `delete node-x`, `replace node-a → node-new-1 m5.large on-demand us-east-1a (2 pod(s) left pending)`.
+fn command_text(c: &crate::report::forecast::CommandView) -> String {
+    let mut command = format!("{} {}", c.decision, c.candidates.join(","));
+    for l in &c.replacements {
+        command.push_str(&format!(" → {} {} {} {}", l.node, l.instance_type, l.capacity_type, l.zone));
+    }
+    if !c.pending.is_empty() {
+        command.push_str(&format!(" ({} pod(s) left pending)", c.pending.len()));
+    }
+    command
+}
+
+/// A round as one line per command, as `forecast` streams it while it runs: the timeline's
+/// cells in words, so no column widths are needed before the last round is known.
+pub(crate) fn round_lines(r: &RoundView) -> String {
+    let mut out = String::new();
+    for c in &r.commands {
+        out.push_str(&format!(
+            "round {} at +{}: {} {}; gone at +{}; saves {}/h ({}/h so far)\n",
+            r.round,
+            duration(r.started_at_seconds),
+            r.method,
+            command_text(c),
+            duration(c.gone_at_seconds),
+            money(c.savings),
+            money(r.cumulative_savings),
+        ));
+    }
+    out
+}
+
 fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut rows = Vec::new();
     for r in &f.rounds {
@@ -64,13 +99,7 @@ fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -
             .map(|b| format!("{}: {} allowed, {} in flight", b.node_pool, b.allowed, b.in_flight))
             .collect();
         for c in &r.commands {
-            let mut command = format!("{} {}", c.decision, c.candidates.join(","));
-            for l in &c.replacements {
-                command.push_str(&format!(" → {} {} {} {}", l.node, l.instance_type, l.capacity_type, l.zone));
-            }
-            if !c.pending.is_empty() {
-                command.push_str(&format!(" ({} pod(s) left pending)", c.pending.len()));
-            }
+            let command = command_text(c);
             rows.push(vec![
                 r.round.to_string(),
                 format!("+{}", duration(r.started_at_seconds)),
@@ -86,15 +115,19 @@ fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -
     if rows.is_empty() {
         return "No method acts: the cluster is already settled.\n".to_owned();
     }
-    table(
-        &["ROUND", "STARTS", "METHOD", "COMMAND", "GONE", "SAVINGS/H", "CUMULATIVE/H", "BUDGET"],
-        rows,
-        md,
-        no_headers,
-        // On a narrow screen the timeline keeps what happened, when and what it saves.
-        Fit { width, drop: &["CUMULATIVE/H", "GONE"] },
-    )
+    let headers = ["ROUND", "STARTS", "METHOD", "COMMAND", "GONE", "SAVINGS/H", "CUMULATIVE/H", "BUDGET"];
+    if md {
+        return markdown(&headers, &rows);
+    }
+    // No cell is cut: a narrow screen loses whole columns in this order, and says which.
+    let fitted = kubectl_whole(&headers, rows, no_headers, Fit { width, drop: &TIMELINE_DROP });
+    let note = if no_headers { String::new() } else { fitted.dropped_note() };
+    fitted.text + &note
 }
+
+/// The timeline's columns a narrow screen does without, first to last: ROUND and COMMAND
+/// (what happens, in which order) stay.
+const TIMELINE_DROP: [&str; 6] = ["BUDGET", "CUMULATIVE/H", "GONE", "STARTS", "SAVINGS/H", "METHOD"];
 
 fn pools(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let rows = f
@@ -139,7 +172,7 @@ fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) 
     )
 }
 
-pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -> String {
+pub(super) fn forecast(f: &ForecastDoc, styles: &Styles, md: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut out = summary(f);
     if !f.overrides.is_empty() {
         out.push_str(&format!("What-if: {}.\n", f.overrides.join("; ")));
@@ -148,20 +181,23 @@ pub(super) fn forecast(f: &ForecastDoc, md: bool, no_headers: bool, width: Optio
         out.push_str(&format!("- {line}\n"));
     }
     out.push_str(&delays(f));
-    out.push_str(&heading("Timeline", md));
+    if !md && !no_headers {
+        out.push_str(&super::chart::forecast(f, styles, width));
+    }
+    out.push_str(&heading("Timeline", md, no_headers));
     out.push_str(&timeline(f, md, no_headers, width));
-    out.push_str(&heading("End state per NodePool", md));
+    out.push_str(&heading("End state per NodePool", md, no_headers));
     out.push_str(&pools(f, md, no_headers, width));
-    out.push_str(&heading("Workloads, most harmed first", md));
+    out.push_str(&heading("Workloads, most harmed first", md, no_headers));
     out.push_str(&workloads(f, md, no_headers, width));
     if !f.pending.is_empty() {
-        out.push_str(&heading("Pods left pending", md));
+        out.push_str(&heading("Pods left pending", md, no_headers));
         for p in &f.pending {
             out.push_str(&format!("- {} (since +{})\n", p.pod, duration(p.since_seconds)));
         }
     }
     if !f.launching.is_empty() {
-        out.push_str(&heading("Launched before the start, not initialized then", md));
+        out.push_str(&heading("Launched before the start, not initialized then", md, no_headers));
         for l in &f.launching {
             let when = l
                 .initialized_at_seconds
@@ -191,9 +227,9 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: O
         vec!["time at zero ready (sum)".to_owned(), a.3, b.3],
         vec!["last command ends".to_owned(), format!("+{}", a.4), format!("+{}", b.4)],
     ];
-    out.push_str(&heading("Totals", md));
+    out.push_str(&heading("Totals", md, no_headers));
     out.push_str(&table(&["", "WITHOUT", "WITH"], rows, md, no_headers, Fit { width, drop: &[] }));
-    out.push_str(&heading("Workloads (without | with)", md));
+    out.push_str(&heading("Workloads (without | with)", md, no_headers));
     if c.workloads.is_empty() {
         out.push_str("No workload loses a pod in either.\n");
     } else {
@@ -217,9 +253,9 @@ pub(super) fn comparison(c: &ComparisonDoc, md: bool, no_headers: bool, width: O
             Fit { width, drop: &[] },
         ));
     }
-    out.push_str(&heading("Without", md));
+    out.push_str(&heading("Without", md, no_headers));
     out.push_str(&timeline(&c.without, md, no_headers, width));
-    out.push_str(&heading("With", md));
+    out.push_str(&heading("With", md, no_headers));
     out.push_str(&timeline(&c.with, md, no_headers, width));
     out
 }

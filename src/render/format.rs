@@ -1,7 +1,7 @@
 //! One way to print durations and money in every text answer.
 
 /// Seconds in a human form, the two largest units: `45s`, `1m 30s`, `2h 5m`, `2d 4h`.
-pub(super) fn duration(seconds: i64) -> String {
+pub(crate) fn duration(seconds: i64) -> String {
     const UNITS: [(i64, &str); 4] = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")];
     if seconds <= 0 {
         return "0s".to_owned();

@@ -1,7 +1,9 @@
 //! EDGE OUT: a [`Report`] → text, a kubectl-style table, JSON, YAML or Markdown. Renderers only
 //! read the report; every number they print is already in it.
 
+mod calendar;
 mod catalogue;
+mod chart;
 mod diff;
 mod doctor;
 mod explain;
@@ -18,6 +20,8 @@ pub(crate) mod styles;
 mod table;
 mod tables;
 
+pub(crate) use forecast::round_lines as forecast_round_lines;
+pub(crate) use format::duration as duration_text;
 pub(crate) use styles::Styles;
 
 use crate::report::Assumed;
@@ -91,7 +95,7 @@ pub(crate) fn render(
                 Report::Doctor(d) => doctor::text(d, markdown),
                 Report::Diff(d) => diff::text(d, styles, markdown, no_headers, width),
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, no_headers, width),
-                Report::Forecast(f) => forecast::forecast(f, markdown, no_headers, width),
+                Report::Forecast(f) => forecast::forecast(f, styles, markdown, no_headers, width),
                 Report::ForecastComparison(c) => forecast::comparison(c, markdown, no_headers, width),
             };
             let text = if no_headers {

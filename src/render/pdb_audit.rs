@@ -1,7 +1,6 @@
 //! `pdb-audit` as a kubectl-style table with a fixes section below it, or as Markdown.
 
-use super::table::Fit;
-use super::table::{kubectl, markdown as markdown_table};
+use super::table::{kubectl, kubectl_whole, markdown as markdown_table, Fit};
 use super::Styles;
 use crate::report::pdb_audit::{Finding, PdbAudit};
 use crate::report::views::Severity;
@@ -109,10 +108,51 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The table, then the fixes, then what could not be judged.
 /// The audit's columns a narrow screen does without, first to last.
 const AUDIT_DROP: [&str; 3] = ["REPLICAS", "NODE", "PDB"];
 
+/// Where a finding's message starts under its row.
+const MESSAGE_INDENT: usize = 4;
+
+/// The findings as rows, each followed by its message as prose under it (kube-score's layout):
+/// a message is a sentence, and a cell would cut it to what the other columns leave. On a
+/// screen the message wraps at the width under its indentation; piped it is one whole line.
+/// `-o wide` keeps MESSAGE and FIX as columns, whole.
+fn rows_with_messages(audit: &PdbAudit, styles: &Styles, no_headers: bool, width: Option<usize>) -> String {
+    let headers = &HEADERS[..HEADERS.len() - 1];
+    let rows = audit
+        .findings
+        .iter()
+        .map(|f| {
+            let mut r = row(f, styles, false);
+            r.pop();
+            r
+        })
+        .collect();
+    let fitted = kubectl_whole(headers, rows, no_headers, Fit { width, drop: &AUDIT_DROP });
+    let mut lines = fitted.text.lines();
+    let mut out = String::new();
+    if !no_headers {
+        out.extend(lines.next().map(|h| format!("{h}\n")));
+    }
+    let indent = " ".repeat(MESSAGE_INDENT);
+    for (line, f) in lines.zip(&audit.findings) {
+        out.push_str(line);
+        out.push('\n');
+        let message = format!("{indent}{}", f.message);
+        let wrapped = width.map_or_else(|| vec![message.clone()], |w| super::fit::wrap(&message, w, 0));
+        for piece in wrapped {
+            out.push_str(piece.trim_end());
+            out.push('\n');
+        }
+    }
+    if !no_headers {
+        out.push_str(&fitted.dropped_note());
+    }
+    out
+}
+
+/// The table, then the fixes, then what could not be judged.
 pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let s = &audit.summary;
     if audit.findings.is_empty() && !no_headers {
@@ -125,9 +165,12 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
         out.push_str(&skipped_text(audit, styles));
         return out;
     }
-    let headers: &[&str] = if wide { &WIDE_HEADERS } else { &HEADERS };
-    let rows = audit.findings.iter().map(|f| row(f, styles, wide)).collect();
-    let mut out = kubectl(headers, rows, no_headers, Fit { width, drop: &AUDIT_DROP });
+    let mut out = if wide {
+        let rows = audit.findings.iter().map(|f| row(f, styles, true)).collect();
+        kubectl(&WIDE_HEADERS, rows, no_headers, Fit { width, drop: &AUDIT_DROP })
+    } else {
+        rows_with_messages(audit, styles, no_headers, width)
+    };
     if no_headers {
         return out;
     }
@@ -265,6 +308,26 @@ mod tests {
     fn no_headers_prints_rows_only() {
         let text = table(&demo_audit(), &Styles::plain(), false, true, None);
         assert!(!text.contains("SEVERITY") && !text.contains("Fixes:"));
-        assert!(text.lines().all(|l| l.starts_with("critical") || l.starts_with("warning") || l.starts_with("info")));
+        let severity = |l: &str| l.starts_with("critical") || l.starts_with("warning") || l.starts_with("info");
+        assert!(text.lines().all(|l| severity(l) || l.starts_with("    ")), "{text}");
+        assert_eq!(text.lines().filter(|l| severity(l)).count(), demo_audit().findings.len());
+    }
+
+    #[test]
+    fn each_message_is_prose_under_its_row_whole_when_piped_and_wrapped_on_a_screen() {
+        let audit = demo_audit();
+        let message = &audit.findings[0].message;
+        let piped = table(&audit, &Styles::plain(), false, false, None);
+        let lines: Vec<&str> = piped.lines().collect();
+        assert!(lines[0].starts_with("SEVERITY") && !lines[0].contains("MESSAGE"), "{piped}");
+        assert!(lines[1].starts_with("critical"), "{piped}");
+        assert_eq!(lines[2], format!("    {message}"), "the whole message under its row");
+        let narrow = table(&audit, &Styles::plain(), false, false, Some(70));
+        // The rows and messages fit (the notes, summary and fixes are wrapped by `render`).
+        let rows = narrow.lines().take_while(|l| !l.is_empty()).filter(|l| !l.starts_with('('));
+        assert!(rows.clone().all(|l| super::super::fit::visible_width(l) <= 70), "{narrow}");
+        let under: Vec<&str> = narrow.lines().skip(2).take_while(|l| l.starts_with("    ")).collect();
+        assert!(under.len() > 1, "wrapped: {narrow}");
+        assert_eq!(under.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "), *message, "nothing cut");
     }
 }

@@ -12,6 +12,9 @@ pub(crate) struct Styles {
     pub code: Style,
     pub dim: Style,
     pub bold: Style,
+    /// Charts drawn with Unicode block characters; plain ASCII when off (with colour off:
+    /// piped text, `--color never`, `NO_COLOR`).
+    pub blocks: bool,
 }
 
 impl Styles {
@@ -30,6 +33,7 @@ impl Styles {
             code: Style::new().cyan(),
             dim: Style::new().dimmed(),
             bold: Style::new().bold(),
+            blocks: true,
         }
     }
 

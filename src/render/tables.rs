@@ -52,14 +52,6 @@ fn headline(n: &NodeSummary) -> String {
     deciding.map_or_else(String::new, |r| format!("{}: {}", r.code, r.message))
 }
 
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let cut: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
-}
-
 /// The plan's columns a narrow screen does without, first to last (NODE, VERDICT and WHY stay).
 const PLAN_DROP: [&str; 7] = ["DISRUPTION", "CAPACITY", "INSTANCE-TYPE", "PODS", "NODEPOOL", "PRICE/H", "ACTION"];
 
@@ -108,8 +100,8 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool, widt
                 let codes: Vec<String> = n.blockers.iter().map(ToString::to_string).collect();
                 row.push(if codes.is_empty() { "-".into() } else { codes.join(",") });
             }
-            let why = headline(n);
-            row.push(if wide || width.is_some() { why } else { truncate(&why, 90) });
+            // Piped (no width) the WHY is whole, as `-o wide` has it: only a screen cuts.
+            row.push(headline(n));
             row
         })
         .collect();
@@ -358,7 +350,7 @@ fn budget_rows(b: &Budgets, wide: bool) -> Vec<Vec<String>> {
 /// The budgets' columns a narrow screen does without, first to last.
 const BUDGETS_DROP: [&str; 3] = ["POOL NODES", "IN-FLIGHT", "ACTIVE BUDGETS"];
 
-pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
+pub(super) fn budgets(b: &Budgets, styles: &Styles, wide: bool, no_headers: bool, width: Option<usize>) -> String {
     let mut headers =
         vec!["NODEPOOL", "REASON", "POOL NODES", "ACTIVE BUDGETS", "ALLOWED", "IN-FLIGHT", "REMAINING", "WINDOW"];
     if wide {
@@ -369,6 +361,9 @@ pub(super) fn budgets(b: &Budgets, _styles: &Styles, wide: bool, no_headers: boo
         _ => String::new(),
     };
     out.push_str(&kubectl(&headers, budget_rows(b, wide), no_headers, Fit { width, drop: &BUDGETS_DROP }));
+    if !no_headers {
+        out.push_str(&super::calendar::week(b, styles, width));
+    }
     out
 }
 

@@ -43,6 +43,17 @@ pub struct ForecastDoc {
     pub launching: Vec<LaunchingView>,
     /// Kinds that could not be read, and what they make uncertain here (as every report has).
     pub uncertain: Vec<crate::reason::Reason>,
+    /// Nodes and $/h per NodePool each time they changed: the text's chart (not part of the
+    /// JSON/YAML document, which has the rounds these points follow from).
+    #[serde(skip)]
+    pub series: Vec<SeriesPoint>,
+}
+
+/// One point of the chart: seconds from the start, and each NodePool's (nodes, $/h).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesPoint {
+    pub at_seconds: i64,
+    pub pools: Vec<(String, usize, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -128,6 +139,16 @@ pub struct WorkloadView {
     /// `observed` (median of its pods' start → Ready) or `default` (`--pod-startup`).
     pub startup_source: &'static str,
     pub pending: usize,
+    /// Ready replicas before its first eviction, and each change after (seconds from the
+    /// start, +1 or -1): the text's strip (not part of the JSON/YAML document).
+    #[serde(skip)]
+    pub ready_before: usize,
+    #[serde(skip)]
+    pub ready_changes: Vec<(i64, i64)>,
+    /// When the bill counts it at zero ready: [from, to) in seconds (`to` = `i64::MAX`: until
+    /// the end).
+    #[serde(skip)]
+    pub zero_spans: Vec<(i64, i64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -210,56 +231,58 @@ const fn stop_name(s: Stop) -> &'static str {
     }
 }
 
+/// One round as the document has it; also what `forecast` streams while it runs.
+pub(crate) fn round_view(start: jiff::Timestamp, r: &crate::forecast::Round) -> RoundView {
+    let secs = |t: jiff::Timestamp| start.duration_until(t).as_secs();
+    RoundView {
+        round: r.index,
+        at_seconds: r.at.as_secs(),
+        started_at_seconds: r.started_at.as_secs(),
+        method: r.method.as_str(),
+        commands: r
+            .steps
+            .iter()
+            .map(|s| CommandView {
+                decision: s.decision.as_str(),
+                reason: s.reason.as_str(),
+                candidates: s.candidates.clone(),
+                replacements: s
+                    .started
+                    .launches
+                    .iter()
+                    .map(|l| LaunchView {
+                        node: l.node.clone(),
+                        node_pool: l.node_pool.clone(),
+                        instance_type: l.instance_type.clone(),
+                        zone: l.zone.clone(),
+                        capacity_type: l.capacity_type.clone(),
+                        price: l.price.map(money),
+                    })
+                    .collect(),
+                savings: money(s.savings),
+                drain_at_seconds: secs(s.started.drain_at),
+                gone_at_seconds: secs(s.started.gone_at),
+                pods_moved: s.started.moved,
+                pending: s.started.pending.clone(),
+            })
+            .collect(),
+        cumulative_savings: money(r.cumulative),
+        budgets: r
+            .budgets
+            .iter()
+            .map(|(p, (allowed, in_flight))| BudgetView {
+                node_pool: p.clone(),
+                allowed: *allowed,
+                in_flight: *in_flight,
+            })
+            .collect(),
+    }
+}
+
 /// Projects a forecast.
 pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snapshot::UnreadKind]) -> ForecastDoc {
     let secs = |t: jiff::Timestamp| f.start.duration_until(t).as_secs();
-    let rounds = f
-        .rounds
-        .iter()
-        .map(|r| RoundView {
-            round: r.index,
-            at_seconds: r.at.as_secs(),
-            started_at_seconds: r.started_at.as_secs(),
-            method: r.method.as_str(),
-            commands: r
-                .steps
-                .iter()
-                .map(|s| CommandView {
-                    decision: s.decision.as_str(),
-                    reason: s.reason.as_str(),
-                    candidates: s.candidates.clone(),
-                    replacements: s
-                        .started
-                        .launches
-                        .iter()
-                        .map(|l| LaunchView {
-                            node: l.node.clone(),
-                            node_pool: l.node_pool.clone(),
-                            instance_type: l.instance_type.clone(),
-                            zone: l.zone.clone(),
-                            capacity_type: l.capacity_type.clone(),
-                            price: l.price.map(money),
-                        })
-                        .collect(),
-                    savings: money(s.savings),
-                    drain_at_seconds: secs(s.started.drain_at),
-                    gone_at_seconds: secs(s.started.gone_at),
-                    pods_moved: s.started.moved,
-                    pending: s.started.pending.clone(),
-                })
-                .collect(),
-            cumulative_savings: money(r.cumulative),
-            budgets: r
-                .budgets
-                .iter()
-                .map(|(p, (allowed, in_flight))| BudgetView {
-                    node_pool: p.clone(),
-                    allowed: *allowed,
-                    in_flight: *in_flight,
-                })
-                .collect(),
-        })
-        .collect();
+    let rounds = f.rounds.iter().map(|r| round_view(f.start, r)).collect();
     ForecastDoc {
         api_version: API_VERSION,
         kind: "Forecast",
@@ -299,6 +322,13 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
                     StartupSource::Default => "default",
                 },
                 pending: w.pending,
+                ready_before: w.ready_before,
+                ready_changes: {
+                    let mut changes: Vec<(i64, i64)> = w.ready_changes.iter().map(|(t, d)| (secs(*t), *d)).collect();
+                    changes.sort_unstable();
+                    changes
+                },
+                zero_spans: w.zero_spans.iter().map(|(a, b)| (secs(*a), b.map_or(i64::MAX, secs))).collect(),
             })
             .collect(),
         pending: f
@@ -318,6 +348,14 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
             "Node" | "NodeClaim" => Some("the nodes each round starts from, and so every round, are uncertain"),
             _ => None,
         }),
+        series: f
+            .series
+            .iter()
+            .map(|p| SeriesPoint {
+                at_seconds: p.at.as_secs(),
+                pools: p.pools.iter().map(|(name, s)| (name.clone(), s.nodes, money(s.cost))).collect(),
+            })
+            .collect(),
     }
 }
 

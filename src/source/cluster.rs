@@ -19,7 +19,7 @@ mod http;
 mod metrics;
 pub mod names;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -584,30 +584,40 @@ fn kubeconfig_error(error: &KubeconfigError, args: &ClusterArgs) -> Error {
     Error::Kubeconfig { message: chain(error), help }
 }
 
-/// The progress line on stderr: only on a terminal, only when asked, only after a second.
+/// The listing's progress on stderr (indicatif's spinner: drawn only when stderr is a
+/// terminal), only when asked, and only once the fetch has taken a second.
 struct Progress {
-    enabled: bool,
+    bar: Option<indicatif::ProgressBar>,
     started: Instant,
-    shown: bool,
 }
 
 impl Progress {
     fn new(wanted: bool, started: Instant) -> Progress {
-        Progress { enabled: wanted && std::io::stderr().is_terminal(), started, shown: false }
+        let bar = wanted.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress { bar, started }
     }
 
     fn show(&mut self, done: usize, total: usize, objects: usize) {
-        if !self.enabled || self.started.elapsed() < PROGRESS_AFTER {
+        let Some(bar) = &self.bar else { return };
+        if self.started.elapsed() < PROGRESS_AFTER {
             return;
         }
-        self.shown = true;
-        let _ = write!(std::io::stderr(), "\r\x1b[2Kreading the cluster: {done}/{total} lists, {objects} objects");
+        if bar.is_hidden() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        bar.set_message(format!("reading the cluster: {done}/{total} lists, {objects} objects"));
+        bar.tick();
     }
 
     fn clear(&mut self) {
-        if self.shown {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K");
-            self.shown = false;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
     }
 }
