@@ -5,7 +5,10 @@
 //! `controller.kubernetes.io/pod-deletion-cost`; `pdb/NS/NAME.minAvailable=1` (or
 //! `.maxUnavailable=25%`) rewrites a PodDisruptionBudget and its status as the disruption
 //! controller would recount it; `deployment/NS/NAME.replicas=N` (or `statefulset/…`) scales a
-//! workload: extra pods are removed (highest names first), new ones join as pending copies.
+//! workload: extra pods are removed (highest names first), new ones join as pending copies;
+//! `deployment/NS/NAME.spread=hostname` gives its pods (and template) a topology spread over
+//! `kubernetes.io/hostname`; `pod/NS/NAME.do-not-disrupt=true` (or `false`) sets or removes one
+//! pod's `karpenter.sh/do-not-disrupt`.
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -13,7 +16,7 @@ use crate::audit::budget::Rule;
 use crate::snapshot::{Budget, Disruption, NodePool, Snapshot};
 
 /// The forms `--set` takes, for error messages.
-const FORMS: &str = "consolidationPolicy=WhenEmpty|WhenEmptyOrUnderutilized|Balanced, consolidateAfter=30s|5m|Never, budgets=N|N% (0–100%), each optionally prefixed by nodepool/NAME.; pod-deletion-cost=NS/POD=N; pdb/NS/NAME.minAvailable|maxUnavailable=N|N%; deployment|statefulset/NS/NAME.replicas=N";
+const FORMS: &str = "consolidationPolicy=WhenEmpty|WhenEmptyOrUnderutilized|Balanced, consolidateAfter=30s|5m|Never, budgets=N|N% (0–100%), each optionally prefixed by nodepool/NAME.; pod-deletion-cost=NS/POD=N; pdb/NS/NAME.minAvailable|maxUnavailable=N|N%; deployment|statefulset/NS/NAME.replicas=N; deployment|statefulset/NS/NAME.spread=hostname; pod/NS/NAME.do-not-disrupt=true|false";
 
 /// Checks every override's key and value before anything is read, so a typo is exit 2 at
 /// once, with the valid forms.
@@ -39,10 +42,17 @@ fn validate_one(text: &str) -> Result<(), String> {
     }
     if let Some(rest) = key.strip_prefix("deployment/").or_else(|| key.strip_prefix("statefulset/")) {
         let (object, field) = rest.split_once('.').ok_or("expected deployment|statefulset/NS/NAME.replicas")?;
-        if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) || field != "replicas" {
+        if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) {
             return Err("expected deployment|statefulset/NS/NAME.replicas".into());
         }
-        return replica_count(value).map(drop);
+        return match field {
+            "replicas" => replica_count(value).map(drop),
+            "spread" => spread_key(value).map(drop),
+            _ => Err("expected deployment|statefulset/NS/NAME.replicas or .spread".into()),
+        };
+    }
+    if let Some(rest) = key.strip_prefix("pod/") {
+        return validate_pod_annotation(rest, value);
     }
     let field = key.split_once('.').map_or(key, |(prefix, field)| {
         if prefix.starts_with("nodepool/") || !prefix.contains('/') {
@@ -112,8 +122,14 @@ fn apply_one(snapshot: &mut Snapshot, text: &str) -> Result<String, String> {
     }
     for kind in ["deployment/", "statefulset/"] {
         if let Some(rest) = key.strip_prefix(kind) {
+            if rest.ends_with(".spread") {
+                return set_spread(snapshot, text, kind, rest, value);
+            }
             return set_replicas(snapshot, text, kind, rest, value);
         }
+    }
+    if let Some(rest) = key.strip_prefix("pod/") {
+        return set_do_not_disrupt(snapshot, text, rest, value);
     }
     let (pool, field) = match key.split_once('.') {
         Some((prefix, field)) => {
@@ -303,6 +319,137 @@ pub(crate) fn scale_workload(
     Ok(added_keys)
 }
 
+/// The topology key a `.spread=` value names: only `hostname` (`kubernetes.io/hostname`), the
+/// spread that keeps replicas on different nodes so one node's disruption takes one of them.
+fn spread_key(value: &str) -> Result<&'static str, String> {
+    match value {
+        "hostname" | "kubernetes.io/hostname" => Ok("kubernetes.io/hostname"),
+        other => Err(format!("`{other}` is not a spread this what-if knows (hostname)")),
+    }
+}
+
+/// `pod/NS/NAME.do-not-disrupt=true|false`: the shape only (the pod is looked up when applied).
+fn validate_pod_annotation(rest: &str, value: &str) -> Result<(), String> {
+    let (object, field) = rest.split_once('.').ok_or("expected pod/NS/NAME.do-not-disrupt")?;
+    if object.split_once('/').is_none_or(|(ns, name)| ns.is_empty() || name.is_empty()) {
+        return Err("expected pod/NS/NAME".into());
+    }
+    if field != "do-not-disrupt" {
+        return Err(format!("unknown pod field `{field}` (do-not-disrupt)"));
+    }
+    do_not_disrupt_value(value).map(drop)
+}
+
+/// `true` sets the annotation, `false` removes it.
+fn do_not_disrupt_value(value: &str) -> Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        other => Err(format!("`{other}` is not true or false")),
+    }
+}
+
+/// The constraint `.spread=hostname` adds: at most one more pod of the workload on any node than
+/// on the emptiest, preferred (`ScheduleAnyway`, as `pdb-audit` proposes it; Karpenter's
+/// scheduler honours it and relaxes it only when a pod cannot be placed otherwise,
+/// karpenter `pkg/controllers/provisioning/scheduling/preferences.go` `Preferences.Relax`).
+pub(crate) fn hostname_spread(
+    selector: &crate::snapshot::StringMap,
+) -> k8s_openapi::api::core::v1::TopologySpreadConstraint {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    k8s_openapi::api::core::v1::TopologySpreadConstraint {
+        max_skew: 1,
+        topology_key: "kubernetes.io/hostname".into(),
+        when_unsatisfiable: "ScheduleAnyway".into(),
+        label_selector: Some(LabelSelector { match_labels: Some(selector.clone()), ..LabelSelector::default() }),
+        ..Default::default()
+    }
+}
+
+/// The labels a workload's spread selects its pods by: the controller's `matchLabels` when the
+/// snapshot has it, else the labels its pods share (less `pod-template-hash`, which changes on
+/// every rollout).
+fn spread_selector(
+    snapshot: &Snapshot,
+    kind_name: &str,
+    ns: &str,
+    name: &str,
+    pods: &[String],
+) -> crate::snapshot::StringMap {
+    let items = if kind_name == "Deployment" { &snapshot.deployments } else { &snapshot.stateful_sets };
+    let declared = items
+        .iter()
+        .find(|d| d.metadata.namespace() == ns && d.metadata.name == name)
+        .and_then(|d| d.spec.selector.as_ref()?.match_labels.clone())
+        .filter(|labels| !labels.is_empty());
+    if let Some(labels) = declared {
+        return labels;
+    }
+    let mut shared: Option<crate::snapshot::StringMap> = None;
+    for pod in snapshot.pods.iter().filter(|p| pods.contains(&p.metadata.key())) {
+        let labels = &pod.metadata.labels;
+        shared = Some(match shared {
+            None => labels.clone(),
+            Some(s) => s.into_iter().filter(|(k, v)| labels.get(k) == Some(v)).collect(),
+        });
+    }
+    let mut shared = shared.unwrap_or_default();
+    shared.remove("pod-template-hash");
+    shared.remove("controller-revision-hash");
+    shared
+}
+
+/// Gives the Deployment or StatefulSet's pods, and its template, a topology spread over
+/// `kubernetes.io/hostname` (`--set deployment/NS/NAME.spread=hostname`). Pods added later by
+/// `.replicas=` copy an existing pod, so they carry it when this comes first.
+fn set_spread(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value: &str) -> Result<String, String> {
+    let (ns, name, _) = split_target(text, rest, "deployment/NS/NAME.spread=hostname")?;
+    let topology_key = spread_key(value).map_err(|why| format!("`{text}`: {why}"))?;
+    let kind_name = if kind == "deployment/" { "Deployment" } else { "StatefulSet" };
+    let id = format!("{kind_name}/{ns}/{name}");
+    let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
+    let Some(w) = workloads.names.iter().position(|n| *n == id) else {
+        return Err(format!("`{text}`: no pods of {id} in the snapshot"));
+    };
+    let pods = workloads.pods[w].clone();
+    let constraint = hostname_spread(&spread_selector(snapshot, kind_name, ns, name, &pods));
+    let add = |spreads: &mut Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>| {
+        spreads.retain(|c| c.topology_key != topology_key);
+        spreads.push(constraint.clone());
+    };
+    for pod in snapshot.pods.iter_mut().filter(|p| pods.contains(&p.metadata.key())) {
+        add(&mut pod.spec.topology_spread_constraints);
+    }
+    let items = if kind_name == "Deployment" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
+    if let Some(obj) = items.iter_mut().find(|d| d.metadata.namespace() == ns && d.metadata.name == name) {
+        add(&mut obj.spec.template.spec.topology_spread_constraints);
+    }
+    Ok(format!("{} {ns}/{name}: spread over {topology_key}", kind.trim_end_matches('/')))
+}
+
+/// Sets (`true`) or removes (`false`) one pod's `karpenter.sh/do-not-disrupt`
+/// (`--set pod/NS/NAME.do-not-disrupt=true`), which the replay reads as Karpenter does
+/// (karpenter `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`).
+fn set_do_not_disrupt(snapshot: &mut Snapshot, text: &str, rest: &str, value: &str) -> Result<String, String> {
+    let (ns, name, field) = split_target(text, rest, "pod/NS/NAME.do-not-disrupt=true")?;
+    if field != "do-not-disrupt" {
+        return Err(format!("`{text}`: unknown pod field `{field}` (do-not-disrupt)"));
+    }
+    let on = do_not_disrupt_value(value).map_err(|why| format!("`{text}`: {why}"))?;
+    let pod = snapshot
+        .pods
+        .iter_mut()
+        .find(|p| p.metadata.namespace() == ns && p.metadata.name == name)
+        .ok_or_else(|| format!("`{text}`: no pod {ns}/{name} in the snapshot"))?;
+    let annotation = crate::engine::labels::DO_NOT_DISRUPT;
+    if on {
+        pod.metadata.annotations.insert(annotation.into(), "true".into());
+    } else {
+        pod.metadata.annotations.remove(annotation);
+    }
+    Ok(format!("pod {ns}/{name}: {annotation}={value}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::apply;
@@ -396,6 +543,9 @@ mod tests {
             "pdb/tenant-a/app-b.maxUnavailable=25%",
             "deployment/tenant-a/app-b.replicas=2",
             "statefulset/db/pg.replicas=0",
+            "deployment/tenant-a/app-b.spread=hostname",
+            "pod/tenant-a/app-b-1.do-not-disrupt=true",
+            "pod/tenant-a/app-b-1.do-not-disrupt=false",
         ];
         for o in ok {
             assert_eq!(validate(&[o.to_owned()]), Ok(()), "{o}");
@@ -415,9 +565,44 @@ mod tests {
             "pdb/tenant-a/app-b.minAvailable=many",
             "deployment/tenant-a/app-b.replicas=-1",
             "deployment/tenant-a/app-b.image=x",
+            "deployment/tenant-a/app-b.spread=zone",
+            "pod/tenant-a/app-b-1.do-not-disrupt=yes",
+            "pod/app-b-1.do-not-disrupt=true",
+            "pod/tenant-a/app-b-1.deletion-cost=1",
         ] {
             let e = validate(&[bad.to_owned()]).unwrap_err();
             assert!(e.starts_with(&format!("--set {bad}: ")) && e.contains("valid forms: "), "{e}");
         }
+    }
+
+    #[test]
+    fn do_not_disrupt_sets_and_removes_the_pod_annotation() {
+        let mut s = snapshot();
+        apply(&mut s, &["pod/ns/web.do-not-disrupt=true".into()]).unwrap();
+        assert_eq!(s.pods[0].metadata.annotations["karpenter.sh/do-not-disrupt"], "true");
+        apply(&mut s, &["pod/ns/web.do-not-disrupt=false".into()]).unwrap();
+        assert!(!s.pods[0].metadata.annotations.contains_key("karpenter.sh/do-not-disrupt"));
+        assert!(apply(&mut s, &["pod/ns/ghost.do-not-disrupt=true".into()]).is_err());
+    }
+
+    #[test]
+    fn spread_reaches_the_pods_and_the_copies_scaled_after_it() {
+        let mut s = crate::testing::demo();
+        apply(
+            &mut s,
+            &["deployment/tenant-a/app-b.spread=hostname".into(), "deployment/tenant-a/app-b.replicas=2".into()],
+        )
+        .unwrap();
+        let app_b: Vec<_> = s.pods.iter().filter(|p| p.metadata.name.starts_with("app-b")).collect();
+        assert_eq!(app_b.len(), 2, "the original and its pending copy");
+        for pod in app_b {
+            let spreads = &pod.spec.topology_spread_constraints;
+            assert_eq!(spreads.len(), 1, "{}", pod.metadata.name);
+            assert_eq!(spreads[0].topology_key, "kubernetes.io/hostname");
+            assert_eq!(spreads[0].max_skew, 1);
+            let labels = spreads[0].label_selector.as_ref().and_then(|l| l.match_labels.clone()).unwrap_or_default();
+            assert!(!labels.is_empty() && !labels.contains_key("pod-template-hash"), "{labels:?}");
+        }
+        assert!(apply(&mut s, &["deployment/tenant-a/ghost.spread=hostname".into()]).is_err());
     }
 }
