@@ -65,7 +65,14 @@ fn printed(cli: &Cli, mut snapshot: Snapshot) -> String {
     };
     let answer = prepare::complete(&mut snapshot, inputs).and_then(|completed| {
         let warnings = crate::app::warning_lines(&completed.warnings);
-        let (text, _exit) = crate::app::answer(cli, &Source::Demo, format, &completed.assumed, &mut snapshot, &crate::progress::Progress::new(false, false, false))?;
+        let (text, _exit) = crate::app::answer(
+            cli,
+            &Source::Demo,
+            format,
+            &completed.assumed,
+            &mut snapshot,
+            &crate::progress::Progress::new(false, false, false),
+        )?;
         Ok(warnings + &text)
     });
     match answer {

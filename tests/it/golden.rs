@@ -31,6 +31,12 @@ golden! {
     explain_drifted_node: "explain-drifted-node"
         => ["--snapshot", &scenario_arg("karpenter-p9-drift-oldest-first"), "explain", "node/node-b"];
     plan_demo_text: "plan-demo-text" => ["--demo", "plan"];
+    diff_demo_two_replicas_text: "diff-demo-two-replicas-text" => ["--demo", "diff",
+        "--set", "deployment/tenant-a/app-b.replicas=2", "--set", "deployment/tenant-a/app-c.replicas=2"];
+    diff_upgrade_rule_markdown: "diff-upgrade-rule-markdown" => ["--snapshot",
+        &scenario_arg("diff-upgrade-do-not-disrupt-duration"), "diff", "--karpenter-version", "1.12.0", "-o", "markdown"];
+    diff_upgrade_rule_json: "diff-upgrade-rule-json" => ["--snapshot",
+        &scenario_arg("diff-upgrade-do-not-disrupt-duration"), "diff", "--karpenter-version", "1.12.0", "-o", "json"];
     plan_demo_wide: "plan-demo-wide" => ["--demo", "plan", "-o", "wide"];
     plan_demo_json: "plan-demo-json" => ["--demo", "plan", "-o", "json"];
     plan_demo_yaml: "plan-demo-yaml" => ["--demo", "plan", "-o", "yaml"];
