@@ -78,7 +78,7 @@ fn printed(cli: &Cli, mut snapshot: Snapshot) -> String {
     match answer {
         Ok(text) => text,
         Err(Failure::Usage(message)) => message,
-        Err(Failure::Error(e)) => crate::app::error_text(e, false),
+        Err(Failure::Error(e)) => crate::app::error_text(&e, false),
     }
 }
 

@@ -97,6 +97,9 @@ pub(crate) fn run(
     };
     let (plan_before, plan_after) = (plan_of(&before.snapshot), plan_of(&after.snapshot));
     let mut nodes = doc::node_changes(&plan_before, &plan_after);
+    let to_zero = doc::newly(&plan_after.summary.zero_ready, &plan_before.summary.zero_ready);
+    let no_longer = doc::newly(&plan_before.summary.zero_ready, &plan_after.summary.zero_ready);
+    let mut workloads = doc::workload_changes(&to_zero, &no_longer);
     let mut attribution = doc::AttributionView::default();
     let ids: Vec<String> = (1..=parts.len()).map(|i| format!("c{i}")).collect();
     if parts.len() > MAX_ATTRIBUTED {
@@ -104,8 +107,8 @@ pub(crate) fn run(
             "{} parts: attribution replays each part alone, up to {MAX_ATTRIBUTED}; diff fewer files at once to attribute",
             parts.len()
         ));
-    } else if !nodes.is_empty() {
-        attribute(&mut nodes, &parts, &ids, version, &plan_before, &mut attribution, &|spec: &Spec<'_>| {
+    } else if !nodes.is_empty() || !workloads.is_empty() {
+        attribute(&mut nodes, &mut workloads, &parts, &ids, version, &mut attribution, &|spec: &Spec<'_>| {
             build(spec).map(|side| plan_of(&side.snapshot))
         })?;
     }
@@ -127,8 +130,6 @@ pub(crate) fn run(
         );
         Box::new(report::forecast::comparison(without, with, &descriptions))
     });
-    let to_zero = doc::newly(&plan_after.summary.zero_ready, &plan_before.summary.zero_ready);
-    let no_longer = doc::newly(&plan_before.summary.zero_ready, &plan_after.summary.zero_ready);
     let exit = match args.fail_on {
         Some(DiffFailOn::ZeroReady) if !to_zero.is_empty() => crate::error::EXIT_FINDINGS,
         Some(DiffFailOn::Change) if !nodes.is_empty() || !to_zero.is_empty() || !no_longer.is_empty() => {
@@ -151,6 +152,7 @@ pub(crate) fn run(
         nodes,
         to_zero_ready: to_zero,
         no_longer_zero_ready: no_longer,
+        workload_causes: workloads,
         attribution,
         forecast,
         uncertain: plan_after.uncertain.clone(),
@@ -201,23 +203,30 @@ fn build(raw: &Snapshot, spec: &Spec<'_>, now: jiff::Timestamp, escape: bool) ->
     Ok(Side { snapshot, applied, sets, placements, assumed, warnings })
 }
 
-/// Names the parts behind each moved node: those that move it alone; else those it needs
-/// (left out, the node keeps its before answer); else the whole change.
+/// Names the parts behind each moved node and each workload that starts or stops going to
+/// zero ready pods: those that move it alone; else those it needs (left out, it keeps its
+/// before answer); else the whole change.
+#[allow(clippy::too_many_arguments)]
 fn attribute(
     nodes: &mut [NodeChange],
+    workloads: &mut [doc::WorkloadChange],
     parts: &[Part<'_>],
     ids: &[String],
     version: Option<&str>,
-    before: &Plan,
     attribution: &mut doc::AttributionView,
     plan: &dyn Fn(&Spec<'_>) -> Result<Plan, Failure>,
 ) -> Result<(), Failure> {
     let side_in = |p: &Plan, name: &str| p.nodes.iter().find(|n| n.name == name).map(doc::side_of);
-    let _ = before;
+    // Whether workload `w` is at zero in `p` as on the after side.
+    let as_after = |p: &Plan, w: &doc::WorkloadChange| p.summary.zero_ready.contains(&w.name) == w.to_zero_ready;
     if parts.len() == 1 {
         for n in nodes.iter_mut().filter(|n| n.before.is_some()) {
             n.causes = vec![ids[0].clone()];
             n.attribution = "alone";
+        }
+        for w in workloads.iter_mut() {
+            w.causes = vec![ids[0].clone()];
+            w.attribution = "alone";
         }
         return Ok(());
     }
@@ -240,7 +249,14 @@ fn attribute(
             n.attribution = "alone";
         }
     }
-    if nodes.iter().all(|n| n.before.is_none() || n.attribution == "alone") {
+    for w in workloads.iter_mut() {
+        w.causes = ids.iter().zip(&alone).filter(|(_, p)| as_after(p, w)).map(|(id, _)| id.clone()).collect();
+        if !w.causes.is_empty() {
+            w.attribution = "alone";
+        }
+    }
+    let pending_nodes = nodes.iter().any(|n| n.before.is_some() && n.attribution != "alone");
+    if !pending_nodes && workloads.iter().all(|w| w.attribution == "alone") {
         return Ok(());
     }
     let mut left_out = Vec::new();
@@ -254,6 +270,17 @@ fn attribute(
         }
         left_out.push(plan(&Spec { parts: rest, version })?);
     }
+    let how = |causes: &mut Vec<String>| {
+        let found = !causes.is_empty();
+        if !found {
+            *causes = ids.to_vec();
+        }
+        if found {
+            "together"
+        } else {
+            "combined"
+        }
+    };
     for n in nodes.iter_mut().filter(|n| n.before.is_some() && n.attribution != "alone") {
         let Some(original) = &n.before else { continue };
         n.causes = ids
@@ -262,10 +289,11 @@ fn attribute(
             .filter(|(_, p)| side_in(p, &n.name).is_some_and(|s| doc::same(&s, original)))
             .map(|(id, _)| id.clone())
             .collect();
-        n.attribution = if n.causes.is_empty() { "combined" } else { "together" };
-        if n.causes.is_empty() {
-            n.causes = ids.to_vec();
-        }
+        n.attribution = how(&mut n.causes);
+    }
+    for w in workloads.iter_mut().filter(|w| w.attribution != "alone") {
+        w.causes = ids.iter().zip(&left_out).filter(|(_, p)| !as_after(p, w)).map(|(id, _)| id.clone()).collect();
+        w.attribution = how(&mut w.causes);
     }
     Ok(())
 }

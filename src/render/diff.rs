@@ -74,12 +74,7 @@ pub(super) fn text(d: &DiffDoc, styles: &Styles, md: bool, no_headers: bool, wid
             .nodes
             .iter()
             .map(|n| {
-                let cause = match (n.causes.len(), n.attribution) {
-                    (0, how) => how.to_owned(),
-                    (1, _) => n.causes[0].clone(),
-                    (_, "alone") => format!("{} (each alone)", n.causes.join(", ")),
-                    (_, how) => format!("{} ({how})", n.causes.join("+")),
-                };
+                let cause = causes(&n.causes, n.attribution);
                 vec![
                     n.name.clone(),
                     n.node_pool.clone().unwrap_or_else(|| "-".into()),
@@ -118,12 +113,19 @@ pub(super) fn text(d: &DiffDoc, styles: &Styles, md: bool, no_headers: bool, wid
 
     if !d.to_zero_ready.is_empty() || !d.no_longer_zero_ready.is_empty() {
         title(&mut out, "Workloads");
+        let with_causes = |names: &[String]| -> String {
+            let named = |w: &String| match d.workload_causes.iter().find(|c| &c.name == w) {
+                Some(c) if !c.causes.is_empty() => format!("{w} ({})", causes(&c.causes, c.attribution)),
+                _ => w.clone(),
+            };
+            names.iter().map(named).collect::<Vec<_>>().join(", ")
+        };
         if !d.to_zero_ready.is_empty() {
-            let line = format!("now go to zero ready pods: {}", d.to_zero_ready.join(", "));
+            let line = format!("now go to zero ready pods: {}", with_causes(&d.to_zero_ready));
             out.push_str(&format!("{}\n", Styles::paint(styles.critical, &line)));
         }
         if !d.no_longer_zero_ready.is_empty() {
-            out.push_str(&format!("no longer go to zero ready pods: {}\n", d.no_longer_zero_ready.join(", ")));
+            out.push_str(&format!("no longer go to zero ready pods: {}\n", with_causes(&d.no_longer_zero_ready)));
         }
     }
     if let Some(f) = &d.forecast {
@@ -131,6 +133,16 @@ pub(super) fn text(d: &DiffDoc, styles: &Styles, md: bool, no_headers: bool, wid
         out.push_str(&super::forecast::comparison(f, md, no_headers, width));
     }
     out
+}
+
+/// `c1`, `c1, c2 (each alone)`, `c1+c2 (together)`; the attribution alone when no part is named.
+fn causes(causes: &[String], attribution: &str) -> String {
+    match (causes.len(), attribution) {
+        (0, how) => how.to_owned(),
+        (1, _) => causes[0].clone(),
+        (_, "alone") => format!("{} (each alone)", causes.join(", ")),
+        (_, how) => format!("{} ({how})", causes.join("+")),
+    }
 }
 
 /// `2 nodes move; savings $0.1920/h → $0.0000/h; 1 workload now goes to zero ready pods.`

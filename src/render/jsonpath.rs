@@ -1,7 +1,7 @@
 //! `-o jsonpath=TEMPLATE`: kubectl's JSONPath templates over a command's JSON document.
 //!
 //! The template language is kubectl's (client-go `util/jsonpath`, documented at
-//! https://kubernetes.io/docs/reference/kubectl/jsonpath/): text outside braces is printed as it
+//! <https://kubernetes.io/docs/reference/kubectl/jsonpath/>): text outside braces is printed as it
 //! is; `{.a.b}`, `{.items[*].x}`, `{..name}`, `{.a[0:2]}`, `{.a[?(@.x=="y")].z}` print what the
 //! path selects (several results separated by a space); `{range PATH}…{end}` repeats its body
 //! for each result, with paths inside relative to it; `{"\n"}` and `{'\t'}` are quoted text.

@@ -35,6 +35,8 @@ pub struct DiffDoc {
     pub to_zero_ready: Vec<String>,
     /// Workloads the before round took to zero ready pods and the after round does not.
     pub no_longer_zero_ready: Vec<String>,
+    /// The parts behind each workload of `toZeroReady` and `noLongerZeroReady`.
+    pub workload_causes: Vec<WorkloadChange>,
     /// How attribution went: `replays` run, and why it was cut short when it was.
     pub attribution: AttributionView,
     /// `--forecast`: both forecasts and the per-workload bill.
@@ -117,6 +119,30 @@ pub struct NodeChange {
     /// whole change), `new` (a node the change launched), `not-attributed` (see
     /// `attribution.cutShort`).
     pub attribution: &'static str,
+}
+
+/// A workload that starts (or stops) going to zero ready pods, and the parts behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadChange {
+    /// `Kind/namespace/name`.
+    pub name: String,
+    /// The after round takes it to zero ready pods (else: the before round did, the after does not).
+    pub to_zero_ready: bool,
+    pub causes: Vec<String>,
+    /// As `nodes[].attribution`.
+    pub attribution: &'static str,
+}
+
+/// The workloads that change, unattributed yet.
+pub(crate) fn workload_changes(to_zero: &[String], no_longer: &[String]) -> Vec<WorkloadChange> {
+    let change = |name: &String, to_zero_ready| WorkloadChange {
+        name: name.clone(),
+        to_zero_ready,
+        causes: Vec::new(),
+        attribution: "not-attributed",
+    };
+    to_zero.iter().map(|w| change(w, true)).chain(no_longer.iter().map(|w| change(w, false))).collect()
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
