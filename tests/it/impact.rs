@@ -99,7 +99,7 @@ fn pod_startup_sets_the_default_and_is_validated() {
         .success()
         .stdout(contains("down ~1m 30s"));
     for bad in ["--pod-startup=soon", "--pod-startup=-5s"] {
-        bin().args(["--demo", bad, "plan"]).assert().code(2).stderr(contains("is not a duration"));
+        bin().args(["--demo", bad, "plan"]).assert().code(2).stderr(contains("not a non-negative duration"));
     }
 }
 
