@@ -206,7 +206,6 @@ fn build(raw: &Snapshot, spec: &Spec<'_>, now: jiff::Timestamp, escape: bool) ->
 /// Names the parts behind each moved node and each workload that starts or stops going to
 /// zero ready pods: those that move it alone; else those it needs (left out, it keeps its
 /// before answer); else the whole change.
-#[allow(clippy::too_many_arguments)]
 fn attribute(
     nodes: &mut [NodeChange],
     workloads: &mut [doc::WorkloadChange],
