@@ -17,7 +17,7 @@ mod score;
 pub(crate) mod snapshot;
 pub(crate) mod version;
 
-use crate::audit::Scope;
+pub(crate) use crate::audit::Scope;
 use crate::cli::{Cli, Command};
 use crate::error::Error;
 use crate::report::Report;
