@@ -402,7 +402,14 @@ fn flatten(value: Value, index: usize, out: &mut Vec<Flat<'_>>) {
 
 /// Walks JSON Lists and arrays down to their objects with an explicit stack (a file of 30,000
 /// `[` must not overflow ours), refusing nesting deeper than [`MAX_LIST_DEPTH`].
+///
+/// The nesting is first bounded over the text in one pass ([`super::nesting`]): slicing a List's
+/// items reads the whole of each, so without it Lists inside Lists cost their depth times the
+/// file before the walk below reaches its own bound.
 fn flatten_raw<'t>(text: &'t str, raw: &'t RawValue, index: usize, out: &mut Vec<Flat<'t>>) -> Result<(), DecodeError> {
+    if let Some(at) = super::nesting::too_deep(raw.get()) {
+        return Err(too_deep(text, raw, at, index));
+    }
     // Each frame: the items of one List or array still to visit, and the index of the next.
     let mut stack: Vec<(std::vec::IntoIter<&'t RawValue>, usize)> = Vec::new();
     let mut next = Some(raw);
@@ -454,6 +461,19 @@ fn flatten_raw<'t>(text: &'t str, raw: &'t RawValue, index: usize, out: &mut Vec
 }
 
 /// An error about a JSON value that is not an object we can read, located at its start.
+/// A value nested past [`super::nesting::MAX_DEPTH`], `at` bytes into `raw`.
+fn too_deep(text: &str, raw: &RawValue, at: usize, index: usize) -> DecodeError {
+    DecodeError {
+        document: Document { index, item_path: Vec::new() },
+        kind: "document".into(),
+        name: "<unnamed>".into(),
+        field: String::new(),
+        message: format!("nested more than {} levels deep", super::nesting::MAX_DEPTH),
+        help: "Kubernetes objects nest a dozen levels; the file is not a snapshot".into(),
+        offset: Some(raw.get().as_ptr() as usize - text.as_ptr() as usize + at),
+    }
+}
+
 fn raw_error(text: &str, value: &RawValue, at: &Document, message: &str, detail: &str) -> DecodeError {
     let offset = value.get().as_ptr() as usize - text.as_ptr() as usize;
     let detail = without_position(detail);
@@ -800,7 +820,30 @@ fn sort_stable<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> Ordering) 
 
 #[cfg(test)]
 mod tests {
-    use super::sort_stable;
+    use super::{decode_json, sort_stable, MAX_LIST_DEPTH};
+    use crate::snapshot::MAX_DEPTH;
+
+    /// A node wrapped in `depth` arrays.
+    fn wrapped(depth: usize) -> String {
+        let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}"#;
+        format!("{}{node}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn arrays_within_the_text_bound_meet_the_list_bound() {
+        let depth = MAX_LIST_DEPTH + 10;
+        assert!(depth + 2 < MAX_DEPTH, "the case must stay under the text's bound");
+        let error = decode_json(&wrapped(depth)).unwrap_err();
+        assert!(error.message.contains("nested more than 64 deep"), "{}", error.message);
+    }
+
+    #[test]
+    fn nesting_past_the_text_bound_is_refused_where_it_goes_too_deep() {
+        let text = wrapped(MAX_DEPTH + 1);
+        let error = decode_json(&text).unwrap_err();
+        assert!(error.message.contains("nested more than 128 levels deep"), "{}", error.message);
+        assert_eq!(error.offset, Some(MAX_DEPTH));
+    }
 
     #[test]
     fn sort_stable_matches_sort_by() {

@@ -13,6 +13,7 @@ mod decode_error;
 mod encode;
 mod karpenter;
 mod meta;
+mod nesting;
 mod nodeclass;
 pub mod redact;
 mod signals;
@@ -34,6 +35,7 @@ pub use karpenter::{
     NodePoolSpec, NodePoolStatus, NodeSelectorRequirement, TemplateMetadata,
 };
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
+pub use nesting::MAX_DEPTH;
 pub use nodeclass::NodeClass;
 pub use signals::{bound_events, DisruptionMetrics, MetricSample, DISRUPTION_METRICS};
 pub use storage::{

@@ -320,8 +320,8 @@ fn longest_scalar(text: &str) -> usize {
     }
 }
 
-/// How deep objects and lists may nest in a snapshot; Kubernetes objects nest about 12 deep.
-pub const MAX_DEPTH: usize = 128;
+/// How deep objects and lists may nest in a snapshot (the JSON reader's bound too).
+pub use crate::snapshot::MAX_DEPTH;
 
 /// The first line of a YAML error, without the library's own wording where we know better, and
 /// the help that fits it.

@@ -104,8 +104,8 @@ fn the_bad_input_table() {
         ("22-long-line-65540.json", 1, &["22-long-line-65540.json:1:65567", "key must be a string"]),
         ("23-minified-bad-quantity.json", 1, &["23-minified-bad-quantity.json:1:91563", "Kubernetes quantity"]),
         ("baseline.yaml", 0, &["Underutilized delete: node-b"]),
-        ("deep-30000.json", 1, &["deep-30000.json:1:176", "nested more than 64 deep"]),
-        ("deep-lists-30000.json", 1, &["deep-lists-30000.json:1:2689", "nested more than 64 deep"]),
+        ("deep-30000.json", 1, &["deep-30000.json:1:240", "nested more than 128 levels deep"]),
+        ("deep-lists-30000.json", 1, &["deep-lists-30000.json:1:2689", "nested more than 128 levels deep"]),
         ("gt-lt-moderate-control.yaml", 0, &["Underutilized replace: node-b"]),
         // Same verdict as the control: `Gt -2` and `Lt 9223372036854775807` intersect.
         ("gt-lt-near-i64-limit.yaml", 0, &["Underutilized replace: node-b"]),
