@@ -40,6 +40,16 @@ fn nodes(names: &[String]) -> String {
     }
 }
 
+/// The workload the finding is about, or every workload when its PDB selects several (a
+/// finding filed under the first alone would hide the others the same budget holds).
+fn workloads(f: &Finding) -> String {
+    if f.workloads.len() > 1 {
+        nodes(&f.workloads)
+    } else {
+        or_none(f.workload.as_deref())
+    }
+}
+
 /// `disruptionsAllowed` now, and what the spec would allow when that differs.
 fn allowed(f: &Finding) -> String {
     match (f.status.map(|s| s.disruptions_allowed), f.allowed) {
@@ -54,7 +64,7 @@ fn row(f: &Finding, styles: &Styles, wide: bool) -> Vec<String> {
     let mut row = vec![
         Styles::paint(severity_style(f.severity, styles), f.severity),
         or_none(f.pdb.as_deref()),
-        or_none(f.workload.as_deref()),
+        workloads(f),
         replicas(f),
         Styles::paint(styles.code, f.code),
         nodes(&f.nodes),
@@ -249,7 +259,11 @@ pub(super) fn markdown(audit: &PdbAudit) -> String {
                 vec![
                     f.severity.to_string(),
                     f.pdb.as_deref().map_or_else(|| "—".to_owned(), |p| format!("`{p}`")),
-                    f.workload.as_deref().map_or_else(|| "—".to_owned(), |w| format!("`{w}`")),
+                    if f.workloads.len() > 1 {
+                        f.workloads.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ")
+                    } else {
+                        f.workload.as_deref().map_or_else(|| "—".to_owned(), |w| format!("`{w}`"))
+                    },
                     replicas(f),
                     format!("`{}`", f.code),
                     if f.nodes.is_empty() { "—".to_owned() } else { f.nodes.join(", ") },

@@ -151,6 +151,8 @@ fn the_bad_input_table() {
         // The anchor is in another document: YAML (and kubectl) refuse it; not an alias bomb.
         ("t3-n32-yaml-merge-key.yaml", 1, &["t3-n32-yaml-merge-key.yaml:487:7", "this document does not define"]),
         ("t3-n32b-yaml-merge-key-same-document.yaml", 0, &["node-c"]),
+        // An empty selector takes every pod of the namespace: two workloads under one PDB.
+        ("t3-n26-pdb-empty-selector-all.yaml", 0, &["PDBBlocked", "DoNotDisruptPod"]),
         ("t3-n35-name-integer.yaml", 1, &["t3-n35-name-integer.yaml:449:5", "metadata.name`: is a number"]),
     ];
     let mut listed: Vec<&str> = table.iter().map(|(f, _, _)| *f).collect();
@@ -311,6 +313,21 @@ fn a_forged_line_stays_inside_its_value() {
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.lines().all(|l| !l.starts_with("This round saves $999999")), "a forged line:\n{}", r.stdout);
     assert!(r.stdout.contains("\\u{202e}"), "the bidi override is shown escaped:\n{}", r.stdout);
+}
+
+#[test]
+fn a_pdb_over_two_workloads_names_both_in_every_text_format() {
+    // Filed under the first workload alone, the finding hid the other one the same budget holds.
+    for format in ["text", "wide", "markdown"] {
+        let r = run(&format!(
+            "exec \"$B\" --snapshot \"$D/t3-n26-pdb-empty-selector-all.yaml\" --color never pdb-audit -A -o {format}"
+        ));
+        assert_eq!(r.code, Some(0), "{format}: {}", r.stderr);
+        let row = r.stdout.lines().find(|l| l.contains("DrainBlocked")).unwrap_or_default().to_owned();
+        for workload in ["Job/default/job-1", "ReplicaSet/default/web-6b7f"] {
+            assert!(row.contains(workload), "{format}: {workload} missing from the finding's row:\n{}", r.stdout);
+        }
+    }
 }
 
 #[test]
