@@ -6,6 +6,8 @@
 //! One pass over what was decoded, no copies: the collections are sorted already, so an object
 //! given twice sits beside its twin.
 
+mod durations;
+
 use std::collections::HashMap;
 
 use k8s_openapi::api::core::v1::{Affinity, NodeSelectorTerm};
@@ -113,6 +115,13 @@ pub(super) fn validate(s: &Snapshot) -> Found {
         label_selector("PodDisruptionBudget", &pdb.metadata, "spec.selector", pdb.spec.selector.as_ref())?;
     }
     for pool in &s.node_pools {
+        let template = &pool.spec.template.spec;
+        let disruption = pool.spec.disruption.as_ref();
+        duration("NodePool", &pool.metadata, "spec.template.spec.expireAfter", template.expire_after.as_deref(), true)?;
+        let grace = template.termination_grace_period.as_deref();
+        duration("NodePool", &pool.metadata, "spec.template.spec.terminationGracePeriod", grace, false)?;
+        let after = disruption.and_then(|d| d.consolidate_after.as_deref());
+        duration("NodePool", &pool.metadata, "spec.disruption.consolidateAfter", after, true)?;
         let field = "spec.template.spec.requirements";
         karpenter_requirements("NodePool", &pool.metadata, field, &pool.spec.template.spec.requirements)?;
         let budgets = pool.spec.disruption.as_ref().and_then(|d| d.budgets.as_deref()).unwrap_or_default();
@@ -121,6 +130,9 @@ pub(super) fn validate(s: &Snapshot) -> Found {
         }
     }
     for claim in &s.node_claims {
+        duration("NodeClaim", &claim.metadata, "spec.expireAfter", claim.spec.expire_after.as_deref(), true)?;
+        let grace = claim.spec.termination_grace_period.as_deref();
+        duration("NodeClaim", &claim.metadata, "spec.terminationGracePeriod", grace, false)?;
         karpenter_requirements("NodeClaim", &claim.metadata, "spec.requirements", &claim.spec.requirements)?;
     }
     for it in &s.instance_types {
@@ -140,6 +152,35 @@ pub(super) fn validate(s: &Snapshot) -> Found {
         }
     }
     Ok(())
+}
+
+/// A Karpenter duration field (see [`durations`]): refused as the CRD or Go's parser would.
+fn duration(kind: &str, meta: &ObjectMeta, field: &str, value: Option<&str>, never: bool) -> Found {
+    let Some(value) = value else { return Ok(()) };
+    match durations::check(value, never) {
+        Ok(()) => Ok(()),
+        Err(durations::Refusal::Pattern) => Err(found(
+            kind,
+            meta,
+            field,
+            format!("`{value}` is not a duration the {kind} CRD accepts"),
+            if never {
+                "whole seconds, minutes and hours (`30s`, `5m`, `1h30m`) or `Never` \
+                 (the CRD's pattern in pkg/apis/v1, +kubebuilder:validation:Pattern)"
+            } else {
+                "whole seconds, minutes and hours (`30s`, `5m`, `1h30m`) \
+                 (the CRD's pattern in pkg/apis/v1, +kubebuilder:validation:Pattern)"
+            },
+        )),
+        Err(durations::Refusal::Overflow) => Err(found(
+            kind,
+            meta,
+            field,
+            "is longer than Go's time.Duration holds (about 2562047h)".to_owned(),
+            "the API server stores it, but Karpenter's decoder (time.ParseDuration) refuses it, so \
+             Karpenter cannot read this object; use `Never` or a shorter duration",
+        )),
+    }
 }
 
 fn found(kind: &str, meta: &ObjectMeta, field: &str, message: String, help: &str) -> DecodeError {

@@ -145,6 +145,21 @@ fn the_bad_input_table() {
         ("t3-n24-newline-rtl-in-names.yaml", 0, &["\\u{202e}"]),
         ("t3-n53-zero-width-homoglyph-node.yaml", 0, &["\\u{200b}"]),
         // Year 9999 is valid in Kubernetes: clamped to the latest instant the date library holds.
+        // Past Go's time.Duration: stored by the API server, unreadable to Karpenter's decoder.
+        (
+            "t3-n17-expireafter-overflow.yaml",
+            1,
+            &["t3-n17-expireafter-overflow.yaml:165:9", "longer than Go's time.Duration"],
+        ),
+        (
+            "t3-n17b-claim-grace-overflow.yaml",
+            1,
+            &[
+                "t3-n17b-claim-grace-overflow.yaml:254:5",
+                "spec.terminationGracePeriod",
+                "longer than Go's time.Duration",
+            ],
+        ),
         ("t3-n18-timestamps-9999.yaml", 0, &["SingleNodeConsolidation acts"]),
         // A JSON document, then YAML ones: read as Kubernetes' YAML-or-JSON decoder reads it.
         ("t3-n31-mixed-json-then-yaml.yaml", 0, &["SingleNodeConsolidation acts"]),
