@@ -247,48 +247,40 @@ fn translate(path: &str) -> Result<(String, bool), String> {
         if let Some(after) = rest.strip_prefix("..") {
             query.push_str("..");
             rest = after;
-            if rest.starts_with('[') {
-                continue;
+            if !rest.starts_with('[') {
+                rest =
+                    push_named_step(&mut query, rest, || format!("`{path}`: `..` needs a name or a bracket after it"))?;
             }
-            let (name, after) = member(rest);
-            if name.is_empty() {
-                return Err(format!("`{path}`: `..` needs a name or a bracket after it"));
-            }
-            query.push('[');
-            push_member(&mut query, &name);
-            query.push(']');
-            rest = after;
         } else if let Some(after) = rest.strip_prefix('.') {
             if let Some(after) = after.strip_prefix('*') {
                 query.push_str("[*]");
                 rest = after;
-                continue;
+            } else {
+                rest = push_named_step(&mut query, after, || format!("`{path}`: a `.` without a name after it"))?;
             }
-            let (name, after) = member(after);
-            if name.is_empty() {
-                return Err(format!("`{path}`: a `.` without a name after it"));
-            }
-            query.push('[');
-            push_member(&mut query, &name);
-            query.push(']');
-            rest = after;
         } else if rest.starts_with('[') {
             let end = bracket_end(rest).ok_or_else(|| format!("`{path}`: a `[` without its `]`"))?;
             query.push_str(&rest[..=end]);
             rest = &rest[end + 1..];
         } else {
             // A bare first name, as kubectl reads `{kind}` like `{.kind}`.
-            let (name, after) = member(rest);
-            if name.is_empty() {
-                return Err(format!("`{path}`: cannot read `{rest}` as a path"));
-            }
-            query.push('[');
-            push_member(&mut query, &name);
-            query.push(']');
-            rest = after;
+            rest = push_named_step(&mut query, rest, || format!("`{path}`: cannot read `{rest}` as a path"))?;
         }
     }
     Ok((query, from_root))
+}
+
+/// Reads one member name from `text` onto `query` as `['name']` and returns what follows;
+/// `missing` words the error when no name is there.
+fn push_named_step<'t>(query: &mut String, text: &'t str, missing: impl FnOnce() -> String) -> Result<&'t str, String> {
+    let (name, after) = member(text);
+    if name.is_empty() {
+        return Err(missing());
+    }
+    query.push('[');
+    push_member(query, &name);
+    query.push(']');
+    Ok(after)
 }
 
 /// One member name up to the next unescaped `.` or `[` (`\.` is a dot inside the name).
