@@ -14,7 +14,6 @@ use crate::report::views::Severity;
 use crate::snapshot::{condition, is_true, DisruptionMetrics, Event, NodeClaim, Snapshot, API_VERSION};
 
 const CORE: &str = "kubernetes-sigs/karpenter";
-const AWS: &str = "aws/karpenter-provider-aws";
 /// Karpenter's own suppression windows (DOCTOR-SIGNALS §1.2): how stale an Event may be and
 /// still speak for Karpenter's opinion now, plus one poll.
 const SLACK: SignedDuration = SignedDuration::from_secs(60);
@@ -145,6 +144,23 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
     }
 }
 
+/// The Event reasons on which `doctor` finds Karpenter and the replay part (its `Disagreement`
+/// and `KarpenterActed` findings), each with the cause judged most likely: what `explain`
+/// shows beside the node's events.
+pub(crate) fn parting_reasons(d: &Doctor) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in d.findings.iter().filter(|f| matches!(f.code, Code::Disagreement | Code::KarpenterActed)) {
+        for e in f.karpenter.iter().filter(|e| e.signal == "event") {
+            // `event_evidence` writes `Reason: message`; a reason has no `: ` in it.
+            let Some((reason, _)) = e.text.split_once(": ") else { continue };
+            if !out.iter().any(|(r, _)| r == reason) {
+                out.push((reason.to_owned(), f.cause.clone()));
+            }
+        }
+    }
+    out
+}
+
 fn unread(snapshot: &Snapshot, kind: &str) -> Option<String> {
     snapshot.info.unread.iter().find(|u| u.kind == kind).map(|u| u.reason.clone())
 }
@@ -203,43 +219,7 @@ fn object(e: &Event) -> String {
     }
 }
 
-/// The upstream writer of an Event reason (DOCTOR-SIGNALS §2–§4, v1.14.0).
-fn emitter(reason: &str) -> String {
-    let (repo, at) = match reason {
-        "DisruptionBlocked" => {
-            (CORE, "pkg/controllers/disruption/events/events.go Blocked / NodePoolBlockedForDisruptionReason")
-        }
-        "Unconsolidatable" => (CORE, "pkg/controllers/disruption/events/events.go Unconsolidatable"),
-        "ConsolidationCandidate" => (CORE, "pkg/controllers/disruption/types.go Command.EmitCandidateEvents"),
-        "ConsolidationRejected" => (CORE, "pkg/controllers/disruption/types.go Command.EmitRejectedEvents"),
-        "ConsolidationApproved" => (CORE, "pkg/controllers/disruption/balanced.go balancedEvaluator.ApproveCommand"),
-        "DisruptionLaunching" | "DisruptionWaitingReadiness" | "DisruptionTerminating" => {
-            (CORE, "pkg/controllers/disruption/queue.go Queue.waitOrTerminate")
-        }
-        "FailedDraining" => (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitDrain"),
-        "Evicted" => (CORE, "pkg/controllers/node/termination/terminator/eviction.go Queue.Evict"),
-        "TerminationGracePeriodExpiring" => {
-            (CORE, "pkg/controllers/node/termination/controller.go nodeTerminationTime")
-        }
-        "NodeRepairBlocked" => (CORE, "pkg/controllers/node/health/controller.go Controller.Reconcile"),
-        r if INTERRUPTION.contains(&r) => (AWS, "pkg/controllers/interruption/events/events.go"),
-        _ => (CORE, "pkg/events/recorder.go"),
-    };
-    format!("{repo} {at}")
-}
-
 const CONDITIONS: &str = "kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_status.go";
-
-/// The AWS provider's interruption reasons (§4.1).
-const INTERRUPTION: [&str; 7] = [
-    "SpotInterrupted",
-    "SpotRebalanceRecommendation",
-    "CapacityReservationInstanceInterrupted",
-    "InstanceStopping",
-    "InstanceTerminating",
-    "InstanceUnhealthy",
-    "TerminatingOnInterruption",
-];
 
 fn event_evidence(e: &Event) -> Evidence {
     Evidence {
@@ -248,7 +228,7 @@ fn event_evidence(e: &Event) -> Evidence {
         text: format!("{}: {}", e.reason, message(e)),
         at: e.seen_at(),
         count: e.count,
-        emitter: emitter(&e.reason),
+        emitter: crate::event_emitter::of(&e.reason, message(e)),
     }
 }
 
@@ -352,19 +332,33 @@ impl Judge<'_> {
                             continue;
                         }
                         let word = method_word(message(e));
-                        let other =
-                            acted.iter().find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)));
-                        let mut likely = match (other, word) {
+                        // The node the replay acts on instead: from its verdict, or (in a replay
+                        // focused on one node, as `explain`'s) from the round's commands.
+                        let other: Option<(String, String)> = acted
+                            .iter()
+                            .find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)))
+                            .map(|o| (o.name.clone(), replay_side(o)))
+                            .or_else(|| {
+                                self.replay
+                                    .commands
+                                    .iter()
+                                    .filter(|c| word.is_none_or(|w| c.reason.as_str() == w))
+                                    .filter(|c| !c.candidates.contains(&v.name))
+                                    .find_map(|c| {
+                                        let name = c.candidates.first()?;
+                                        Some((name.clone(), format!("{} ({})", c.decision.as_str(), c.reason.as_str())))
+                                    })
+                            });
+                        let mut likely = match (&other, word) {
                             (Some(_), _) => Likely::CandidateOrder,
                             (None, Some(_)) => Likely::Gate,
                             (None, None) => Likely::CannotTell,
                         };
-                        let cause = match other {
-                            Some(o) => format!(
-                                "candidate order or budget: the replay acts on {} instead ({}); Karpenter runs one method \
-                                 per loop and, for single-node consolidation, the first valid candidate in its order",
-                                o.name,
-                                replay_side(o)
+                        let cause = match &other {
+                            Some((name, side)) => format!(
+                                "candidate order or budget: the replay acts on {name} instead ({side}); Karpenter runs \
+                                 one method per loop and, for single-node consolidation, the first valid candidate in \
+                                 its order"
                             ),
                             None => match word {
                                 Some(w) => format!(
@@ -640,7 +634,7 @@ impl Judge<'_> {
         let mut out = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for e in &self.snapshot.events {
-            if !INTERRUPTION.contains(&e.reason.as_str()) || e.reason == "SpotRebalanceRecommendation" {
+            if !crate::event_emitter::INTERRUPTION.contains(&e.reason.as_str()) || e.reason == "SpotRebalanceRecommendation" {
                 continue;
             }
             let name = e.involved_object.name.clone();

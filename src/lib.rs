@@ -21,6 +21,7 @@ pub(crate) mod commands;
 pub(crate) mod completion;
 pub(crate) mod doctor;
 pub(crate) mod echo;
+pub(crate) mod event_emitter;
 pub mod engine;
 pub mod error;
 pub(crate) mod error_style;
