@@ -48,6 +48,7 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
         findings.extend(j.stuck());
         findings.extend(j.involuntary());
     }
+    findings.extend(j.flapping(events_unread.is_none()));
     findings.extend(j.budgets(events_unread.is_none(), metrics_unread.is_none()));
     if metrics_unread.is_none() {
         findings.extend(j.eligible());
@@ -86,6 +87,7 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
                 Code::DrainBlocked,
                 Code::ValidationRejected,
                 Code::InvoluntaryDisruption,
+                Code::ConsolidatableFlapping,
             ],
         });
     }
@@ -625,6 +627,139 @@ impl Judge<'_> {
         out
     }
 
+    /// §9.6: pod churn restarted a node's `consolidateAfter` after Karpenter had found it
+    /// consolidatable. `Consolidation.Reconcile` (nodeclaim/disruption/consolidation.go)
+    /// removes the `Consolidatable` condition while `IsUnderConsolidateAfter` holds, i.e. until
+    /// `consolidateAfter` has passed since `status.lastPodEventTime`, and sets it again after:
+    /// the condition is never False, so one snapshot shows a flap as the node back under its
+    /// window (a pod event now) with evidence that it was consolidatable before that pod event:
+    /// the condition itself still True from before it (not reconciled yet), or an Event only a
+    /// node past the `Consolidatable` filter gets. From v1.14.0 the same window also makes the
+    /// node no destination for other candidates' pods (#3006, scheduler.go
+    /// `calculateExistingNodeClaims`), which the replay applies by its rule set.
+    fn flapping(&self, events: bool) -> Vec<Finding> {
+        use crate::engine::candidate::{consolidate_after, is_under_consolidate_after};
+        use crate::rules::{row, Rule};
+        let rules = &self.snapshot.info.rules;
+        let destination_rule = rules.has(Rule::DestinationConsolidateAfter);
+        let mut out = Vec::new();
+        for claim in self.snapshot.node_claims.iter().filter(|c| c.metadata.deletion_timestamp.is_none()) {
+            let Some(pool_name) = claim.metadata.labels.get("karpenter.sh/nodepool") else { continue };
+            let Some(pool) = self.snapshot.node_pools.iter().find(|p| &p.metadata.name == pool_name) else { continue };
+            // `Never` keeps the condition away for good; `0s` has no window to restart.
+            let Some(after) = consolidate_after(pool).filter(|a| !a.is_zero()) else { continue };
+            // Only a pod event restarts the window (the Initialized fallback is the first one).
+            let Some(pod_event) = claim.status.last_pod_event_time else { continue };
+            let Some(left) = is_under_consolidate_after(pool, claim, self.now) else { continue };
+            let node = claim.status.node_name.clone().unwrap_or_else(|| claim.metadata.name.clone());
+            let mut karpenter = Vec::new();
+            if let Some(c) = condition(&claim.status.conditions, "Consolidatable").filter(|c| c.status == "True") {
+                if let Some(set) = c.last_transition_time.filter(|t| *t < pod_event) {
+                    karpenter.push(Evidence {
+                        signal: "condition",
+                        object: format!("NodeClaim/{}", claim.metadata.name),
+                        text: format!(
+                            "Consolidatable=True since {set}, before the pod event at {pod_event}: removed at the \
+                             NodeClaim's next reconcile"
+                        ),
+                        at: Some(set),
+                        count: None,
+                        emitter: format!("{CORE} {} {}", CONSOLIDATABLE.path, CONSOLIDATABLE.function),
+                    });
+                }
+            }
+            if events {
+                let mut reasons: Vec<&str> = Vec::new();
+                let mut about: Vec<&Event> = self
+                    .snapshot
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        let o = &e.involved_object;
+                        (o.kind == "Node" && o.name == node)
+                            || (o.kind == "NodeClaim" && o.name == claim.metadata.name)
+                    })
+                    .filter(|e| was_consolidatable(e))
+                    .collect();
+                // One copy per reason, the Node's first (the NodeClaim's says the same).
+                about.sort_by_key(|e| (e.seen_at(), e.involved_object.kind != "Node"));
+                for e in about {
+                    // A rejection is published after the 15 s validation wait: the node was
+                    // judged consolidatable 15 s before it.
+                    let judged = e.seen_at().map(|t| {
+                        if e.reason == "ConsolidationRejected" {
+                            t - VALIDATION_WAIT
+                        } else {
+                            t
+                        }
+                    });
+                    if judged.is_some_and(|t| t <= pod_event) && !reasons.contains(&e.reason.as_str()) {
+                        reasons.push(&e.reason);
+                        karpenter.push(event_evidence(e));
+                    }
+                }
+            }
+            if karpenter.is_empty() {
+                continue;
+            }
+            let again = pod_event + after;
+            karpenter.push(Evidence {
+                signal: "status",
+                object: format!("NodeClaim/{}", claim.metadata.name),
+                text: format!(
+                    "lastPodEventTime {pod_event}: consolidateAfter {} restarts, Consolidatable again at {again}",
+                    human(after)
+                ),
+                at: Some(pod_event),
+                count: None,
+                emitter: format!("{CORE} pkg/controllers/nodeclaim/podevents/controller.go Controller.Reconcile"),
+            });
+            let cite = row(Rule::DestinationConsolidateAfter).cite();
+            let replay = if destination_rule {
+                format!(
+                    "not a candidate for {} more (NotConsolidatableYet), and no destination for other candidates' \
+                     pods until {again} by the {cite}",
+                    human(left)
+                )
+            } else {
+                format!(
+                    "not a candidate for {} more (NotConsolidatableYet); still a destination for other candidates' \
+                     pods: the replay runs the rules of {}, before the {cite}",
+                    human(left),
+                    rules.version
+                )
+            };
+            let destinations = if destination_rule {
+                "; and while under the window it takes no moved pods, so another node's delete that needs its room \
+                 becomes a replace or `Can't replace with a cheaper node`"
+            } else {
+                ""
+            };
+            out.push(Finding {
+                code: Code::ConsolidatableFlapping,
+                severity: if destination_rule { Severity::Warning } else { Severity::Info },
+                node: Some(node.clone()),
+                node_pool: Some(pool_name.clone()),
+                karpenter,
+                replay,
+                likely: None,
+                cause: format!(
+                    "pod churn: a pod was bound to or left the node at {pod_event}, after Karpenter had found it \
+                     consolidatable; each such pod event restarts consolidateAfter ({}), so the node is a candidate \
+                     only in the quiet windows between them{destinations}. Which pods: cannot tell \
+                     (lastPodEventTime names none; DaemonSet pods never move it)",
+                    human(after)
+                ),
+                check: format!(
+                    "the pods created or deleted on node/{node} around {pod_event} (Jobs, restarts, a rollout); \
+                     nodepool/{pool_name}'s consolidateAfter against that churn; `kubectl consolidation explain \
+                     node/{node}`"
+                ),
+            });
+        }
+        out
+    }
+
     fn version_of_snapshot(&self) -> Version {
         assumed_version(self.snapshot)
     }
@@ -1020,6 +1155,33 @@ fn fingerprint(e: &Event) -> Option<(&'static str, Version, Version)> {
     })
 }
 
+/// Where the `Consolidatable` condition is set and removed.
+const CONSOLIDATABLE: crate::upstream::Upstream = crate::upstream::CONSOLIDATABLE_CONDITION;
+
+/// How long the validation waits before it re-checks a command (v1.14.0
+/// `pkg/controllers/disruption/consolidation.go` `commandValidationDelay`).
+const VALIDATION_WAIT: SignedDuration = SignedDuration::from_secs(15);
+
+/// Whether Karpenter publishes this Event only for a node that passed the `Consolidatable`
+/// filter (v1.14.0 `consolidation.go` `ShouldDisrupt` returns the condition last; the Events
+/// after it come from `computeConsolidation`, `computeSpotToSpotConsolidation`, the validation
+/// and the Balanced approval). The `ShouldDisrupt` texts (pool, labels, WhenEmpty, buffer pods)
+/// come before the condition is read, so they say nothing about it.
+fn was_consolidatable(e: &Event) -> bool {
+    let m = message(e);
+    match e.reason.as_str() {
+        "ConsolidationCandidate" | "ConsolidationRejected" | "ConsolidationApproved" => true,
+        "Unconsolidatable" => {
+            m.starts_with("Can't replace with a cheaper node")
+                || m.starts_with("Can't remove without creating")
+                || m.starts_with("Filtering by price")
+                || m.starts_with("SpotToSpotConsolidation")
+                || m.to_ascii_lowercase().starts_with("not all pods would schedule")
+        }
+        _ => false,
+    }
+}
+
 /// `Consolidation rejected: …, reason: churn (savings …)` → `churn`.
 fn rejection_word(m: &str) -> Option<&str> {
     let rest = m.rsplit_once("reason: ")?.1;
@@ -1141,5 +1303,100 @@ mod tests {
             )),
             Some((Version(1, 0, 0), Version(1, 0, 9)))
         );
+    }
+
+    mod flapping {
+        use serde_json::json;
+
+        use super::super::*;
+        use crate::rules::{CoreVersion, RuleSet};
+        use crate::testing::{managed_node, node_pool, now, set, snapshot};
+
+        /// node-b: pool `consolidateAfter` 10m, a pod event 2 min before the snapshot;
+        /// `consolidatable` keeps its `Consolidatable=True` condition from 08:00.
+        fn churned(consolidate_after: &str, consolidatable: bool, events: Vec<serde_json::Value>) -> Snapshot {
+            let pool = set(node_pool("default"), "/spec/disruption/consolidateAfter", json!(consolidate_after));
+            let [node, claim] = managed_node("node-b");
+            let claim = set(claim, "/status/lastPodEventTime", json!("2026-11-29T09:58:00Z"));
+            let claim = if consolidatable {
+                claim
+            } else {
+                set(
+                    claim,
+                    "/status/conditions",
+                    json!([{"type": "Initialized", "status": "True", "lastTransitionTime": "2026-11-29T08:00:00Z"}]),
+                )
+            };
+            let mut objects = vec![pool, node, claim];
+            objects.extend(events);
+            snapshot(objects)
+        }
+
+        fn event(kind: &str, name: &str, reason: &str, message: &str, at: &str) -> serde_json::Value {
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": format!("{name}.1"), "namespace": "default"},
+                   "involvedObject": {"kind": kind, "name": name}, "reason": reason, "message": message,
+                   "lastTimestamp": at, "firstTimestamp": at, "count": 1, "source": {"component": "karpenter"}})
+        }
+
+        fn flaps(s: &Snapshot) -> Vec<Finding> {
+            let replay = crate::engine::replay(s, now());
+            doctor(s, &replay, now(), None).findings.into_iter().filter(|f| f.code == Code::ConsolidatableFlapping).collect()
+        }
+
+        #[test]
+        fn a_stale_consolidatable_condition_is_a_flap_and_v1_14_withholds_the_destination() {
+            let found = flaps(&churned("10m", true, Vec::new()));
+            assert_eq!(found.len(), 1, "{found:?}");
+            let f = &found[0];
+            assert_eq!((f.node.as_deref(), f.severity), (Some("node-b"), Severity::Warning));
+            assert!(f.karpenter[0].text.starts_with("Consolidatable=True since 2026-11-29T08:00:00Z"), "{f:?}");
+            assert!(f.replay.contains("no destination for other candidates' pods until 2026-11-29T10:08:00Z"), "{f:?}");
+        }
+
+        #[test]
+        fn before_v1_14_the_flapping_node_stays_a_destination() {
+            let mut s = churned("10m", true, Vec::new());
+            s.info.rules = RuleSet::at(CoreVersion::new(1, 13, 2));
+            let found = flaps(&s);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].severity, Severity::Info);
+            assert!(found[0].replay.contains("still a destination"), "{:?}", found[0]);
+            assert!(found[0].replay.contains("rules of v1.13.2"), "{:?}", found[0]);
+        }
+
+        #[test]
+        fn an_event_only_a_consolidatable_node_gets_before_the_pod_event_is_a_flap() {
+            let rejected = event(
+                "Node",
+                "node-b",
+                "ConsolidationRejected",
+                "Consolidation rejected: delete: [node-b], reason: churn (savings: $0.20)",
+                "2026-11-29T09:58:10Z",
+            );
+            let found = flaps(&churned("10m", false, vec![rejected]));
+            assert_eq!(found.len(), 1, "the rejection was judged 15 s earlier, before 09:58: {found:?}");
+            assert_eq!(found[0].karpenter[0].signal, "event");
+        }
+
+        #[test]
+        fn no_evidence_of_an_earlier_consolidatable_state_is_no_flap() {
+            // ShouldDisrupt publishes the pool text before it reads the condition: no evidence.
+            let disabled = event(
+                "Node",
+                "node-b",
+                "Unconsolidatable",
+                "NodePool \"default\" has consolidation policy WhenEmpty, but node is not empty",
+                "2026-11-29T09:50:00Z",
+            );
+            assert!(flaps(&churned("10m", false, vec![disabled])).is_empty());
+            // An event after the pod event says nothing about the state before it.
+            let later = event("Node", "node-b", "Unconsolidatable", "Can't replace with a cheaper node", "2026-11-29T09:59:00Z");
+            assert!(flaps(&churned("10m", false, vec![later])).is_empty());
+            // No window to restart, or none at all.
+            assert!(flaps(&churned("0s", true, Vec::new())).is_empty());
+            assert!(flaps(&churned("Never", true, Vec::new())).is_empty());
+            // The window has passed: consolidatable again, nothing flaps now.
+            assert!(flaps(&churned("1m", true, Vec::new())).is_empty());
+        }
     }
 }

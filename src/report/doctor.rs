@@ -141,6 +141,9 @@ pub enum Code {
     ValidationRejected,
     /// A node removed by interruption, repair, expiry or another involuntary path.
     InvoluntaryDisruption,
+    /// Pod churn restarted a node's consolidateAfter after Karpenter had found it
+    /// consolidatable (from v1.14.0 it is then no destination either).
+    ConsolidatableFlapping,
 }
 
 impl Code {
@@ -157,6 +160,7 @@ impl Code {
             Code::EligibleCountDiffers => "EligibleCountDiffers",
             Code::ValidationRejected => "ValidationRejected",
             Code::InvoluntaryDisruption => "InvoluntaryDisruption",
+            Code::ConsolidatableFlapping => "ConsolidatableFlapping",
         }
     }
 }
