@@ -367,7 +367,10 @@ impl Judge<'_> {
                                     "the replay's {w} gate differs from Karpenter's for this node: {}",
                                     first_blocker(v)
                                 ),
-                                None => format!("cannot tell: the event names no method; the replay says {}", first_blocker(v)),
+                                None => format!(
+                                    "cannot tell: the event names no method; the replay says {}",
+                                    first_blocker(v)
+                                ),
                             },
                         };
                         let cause = match Self::changed_since(e, claim) {
@@ -427,7 +430,9 @@ impl Judge<'_> {
             };
             return (if price_source == "metrics" { Likely::CannotTell } else { Likely::Price }, cause, "karpenter_cloudprovider_instance_type_offering_price_estimate for the node's type and its replacement; NodeOverlays".to_owned());
         }
-        if text.starts_with("Not all pods would schedule") {
+        // `pretty.Sentence` capitalises it from 1.2.0; 1.0–1.1 publish the scheduler's
+        // lower-case `not all pods would schedule, …` (provisioning/scheduling/scheduler.go).
+        if text.get(..27).is_some_and(|p| p.eq_ignore_ascii_case("not all pods would schedule")) {
             return (
                 Likely::Simulation,
                 "the scheduling simulation differs: Karpenter names the pod and its error".to_owned(),
@@ -616,6 +621,12 @@ impl Judge<'_> {
                 replay: "a node being drained is in flight for the replay".to_owned(),
                 likely: None,
                 cause: match &pod {
+                    // terminator/eviction.go Queue.Reconcile (1.7.0+): a pod under two PDBs
+                    // cannot be evicted at all, whatever the PDBs allow.
+                    Some(p) if message(e).contains("multiple PDBs") => format!(
+                        "the drain is refused for pod {p}: more than one PDB selects it, and the eviction API \
+                         refuses such pods"
+                    ),
                     Some(p) => format!("the drain is refused for pod {p} (a PDB allows no eviction)"),
                     None => "pods are still waiting to be evicted (PDBs or do-not-disrupt pods)".to_owned(),
                 },
@@ -676,8 +687,7 @@ impl Judge<'_> {
                     .iter()
                     .filter(|e| {
                         let o = &e.involved_object;
-                        (o.kind == "Node" && o.name == node)
-                            || (o.kind == "NodeClaim" && o.name == claim.metadata.name)
+                        (o.kind == "Node" && o.name == node) || (o.kind == "NodeClaim" && o.name == claim.metadata.name)
                     })
                     .filter(|e| was_consolidatable(e))
                     .collect();
@@ -686,13 +696,8 @@ impl Judge<'_> {
                 for e in about {
                     // A rejection is published after the 15 s validation wait: the node was
                     // judged consolidatable 15 s before it.
-                    let judged = e.seen_at().map(|t| {
-                        if e.reason == "ConsolidationRejected" {
-                            t - VALIDATION_WAIT
-                        } else {
-                            t
-                        }
-                    });
+                    let judged =
+                        e.seen_at().map(|t| if e.reason == "ConsolidationRejected" { t - VALIDATION_WAIT } else { t });
                     if judged.is_some_and(|t| t <= pod_event) && !reasons.contains(&e.reason.as_str()) {
                         reasons.push(&e.reason);
                         karpenter.push(event_evidence(e));
@@ -769,7 +774,9 @@ impl Judge<'_> {
         let mut out = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for e in &self.snapshot.events {
-            if !crate::event_emitter::INTERRUPTION.contains(&e.reason.as_str()) || e.reason == "SpotRebalanceRecommendation" {
+            if !crate::event_emitter::INTERRUPTION.contains(&e.reason.as_str())
+                || e.reason == "SpotRebalanceRecommendation"
+            {
                 continue;
             }
             let name = e.involved_object.name.clone();
@@ -1305,6 +1312,58 @@ mod tests {
         );
     }
 
+    mod matchers {
+        use serde_json::json;
+
+        use super::super::*;
+        use crate::testing::{managed_node, node_pool, now, pod, snapshot};
+
+        fn with_event(reason: &str, message: &str, count: i32) -> Snapshot {
+            let [a, ca] = managed_node("node-a");
+            let [b, cb] = managed_node("node-b");
+            let ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "node-a.1", "namespace": "default"},
+                   "involvedObject": {"kind": "Node", "name": "node-a"}, "reason": reason, "message": message,
+                   "lastTimestamp": "2026-11-29T09:59:00Z", "count": count, "source": {"component": "karpenter"}});
+            snapshot(vec![node_pool("default"), a, ca, b, cb, pod("p1", "node-a"), pod("p2", "node-b"), ev])
+        }
+
+        fn finding(s: &Snapshot, code: Code) -> Option<Finding> {
+            let replay = crate::engine::replay(s, now());
+            doctor(s, &replay, now(), None)
+                .findings
+                .into_iter()
+                .find(|f| f.code == code && f.node.as_deref() == Some("node-a"))
+        }
+
+        #[test]
+        fn the_lower_case_scheduling_text_of_1_0_and_1_1_is_a_simulation_difference() {
+            for text in [
+                "not all pods would schedule, default/p1 => no room",
+                "Not all pods would schedule, default/p1 => no room",
+            ] {
+                let s = with_event("Unconsolidatable", text, 1);
+                let replay = crate::engine::replay(&s, now());
+                let acts = replay.nodes.iter().find(|v| v.name == "node-a").is_some_and(|v| v.action != Action::None);
+                // The replay must act on node-a for a disagreement to exist at all.
+                assert!(
+                    acts,
+                    "node-a is not acted on: {:?}",
+                    replay.nodes.iter().map(|v| (&v.name, v.action)).collect::<Vec<_>>()
+                );
+                let f = finding(&s, Code::Disagreement).expect("a disagreement on node-a");
+                assert_eq!(f.likely, Some(Likely::Simulation), "{text}: {f:?}");
+            }
+        }
+
+        #[test]
+        fn a_pod_under_two_pdbs_is_named_as_such_in_a_blocked_drain() {
+            let text = "Failed to drain node, eviction does not support multiple PDBs (Pod=default/p1)";
+            let f = finding(&with_event("FailedDraining", text, 3), Code::DrainBlocked).expect("a blocked drain");
+            assert!(f.cause.contains("more than one PDB"), "{f:?}");
+            assert!(f.karpenter[0].emitter.ends_with("terminator/eviction.go Queue.Reconcile"), "{f:?}");
+        }
+    }
+
     mod flapping {
         use serde_json::json;
 
@@ -1340,7 +1399,11 @@ mod tests {
 
         fn flaps(s: &Snapshot) -> Vec<Finding> {
             let replay = crate::engine::replay(s, now());
-            doctor(s, &replay, now(), None).findings.into_iter().filter(|f| f.code == Code::ConsolidatableFlapping).collect()
+            doctor(s, &replay, now(), None)
+                .findings
+                .into_iter()
+                .filter(|f| f.code == Code::ConsolidatableFlapping)
+                .collect()
         }
 
         #[test]
@@ -1390,7 +1453,13 @@ mod tests {
             );
             assert!(flaps(&churned("10m", false, vec![disabled])).is_empty());
             // An event after the pod event says nothing about the state before it.
-            let later = event("Node", "node-b", "Unconsolidatable", "Can't replace with a cheaper node", "2026-11-29T09:59:00Z");
+            let later = event(
+                "Node",
+                "node-b",
+                "Unconsolidatable",
+                "Can't replace with a cheaper node",
+                "2026-11-29T09:59:00Z",
+            );
             assert!(flaps(&churned("10m", false, vec![later])).is_empty());
             // No window to restart, or none at all.
             assert!(flaps(&churned("0s", true, Vec::new())).is_empty());

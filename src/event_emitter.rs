@@ -38,15 +38,21 @@ pub(crate) fn of(reason: &str, message: &str) -> String {
             (CORE, "pkg/controllers/node/termination/terminator/eviction.go Queue.Reconcile")
         }
         "FailedDraining" => (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitDrain"),
-        "AwaitingVolumeDetachment" => (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitVolumeDetachment"),
+        "AwaitingVolumeDetachment" => {
+            (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitVolumeDetachment")
+        }
         "Evicted" => (CORE, "pkg/controllers/node/termination/terminator/eviction.go Queue.Reconcile"),
-        "Disrupted" => (CORE, "pkg/controllers/node/termination/terminator/terminator.go Terminator.DeleteExpiringPods"),
+        "Disrupted" => {
+            (CORE, "pkg/controllers/node/termination/terminator/terminator.go Terminator.DeleteExpiringPods")
+        }
         "TerminationGracePeriodExpiring" => {
             (CORE, "pkg/controllers/node/termination/controller.go nodeTerminationTime")
         }
         "NodeRepairBlocked" => (CORE, "pkg/controllers/node/health/controller.go Controller.Reconcile"),
         "InsufficientCapacityError" => (CORE, "pkg/controllers/nodeclaim/lifecycle/launch.go Launch.launchNodeClaim"),
-        "UnregisteredTaintMissing" => (CORE, "pkg/controllers/nodeclaim/lifecycle/registration.go Registration.Reconcile"),
+        "UnregisteredTaintMissing" => {
+            (CORE, "pkg/controllers/nodeclaim/lifecycle/registration.go Registration.Reconcile")
+        }
         "FailedConsistencyCheck" => (CORE, "pkg/controllers/nodeclaim/consistency/controller.go Controller.Reconcile"),
         "Nominated" | "FailedScheduling" | "NoCompatibleInstanceTypes" => {
             (CORE, "pkg/controllers/provisioning/scheduling/events.go")

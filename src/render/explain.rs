@@ -180,8 +180,11 @@ fn events_block(e: &NodeExplanation, styles: &Styles) -> String {
         } else {
             String::new()
         };
-        out.push_str(&format!("  {at}  {} {}: {}{times}{flag}
-", ev.object, ev.reason, ev.message));
+        out.push_str(&format!(
+            "  {at}  {} {}: {}{times}{flag}
+",
+            ev.object, ev.reason, ev.message
+        ));
         out.push_str(&format!("      {}\n", Styles::paint(styles.dim, format!("by {}", ev.emitter))));
     }
     out

@@ -171,8 +171,8 @@ fn events(snapshot: &Snapshot, node: &str, claim: Option<&str>) -> Vec<EventView
             .and_modify(|(kept, kept_count)| {
                 *kept_count = (*kept_count).max(count);
                 // On a tie the Node's copy: the object `explain` was asked about.
-                let newer = e.seen_at() > kept.seen_at()
-                    || (e.seen_at() == kept.seen_at() && e.involved_object.kind == "Node");
+                let newer =
+                    e.seen_at() > kept.seen_at() || (e.seen_at() == kept.seen_at() && e.involved_object.kind == "Node");
                 if newer {
                     *kept = e;
                 }

@@ -217,7 +217,10 @@ fn explain_does_not_take_a_replacements_launching_event_for_a_disagreement() {
     let launching = events.iter().find(|e| e["reason"] == "DisruptionLaunching").expect("the Launching event is shown");
     assert_eq!(launching["disagrees"], false, "{launching}");
     assert!(launching["count"].as_i64().is_some_and(|c| c >= 1), "{launching}");
-    assert_eq!(launching["emitter"], "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.waitOrTerminate");
+    assert_eq!(
+        launching["emitter"],
+        "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.waitOrTerminate"
+    );
     assert!(events.iter().all(|e| e["disagrees"] == false), "{events:?}");
     let steps = report["steps"].as_array().expect("steps");
     assert!(!steps.iter().any(|s| s.to_string().contains("EventDisagrees")), "no EventDisagrees step: {steps:?}");
