@@ -691,8 +691,9 @@ impl Judge<'_> {
                     })
                     .filter(|e| was_consolidatable(e))
                     .collect();
-                // One copy per reason, the Node's first (the NodeClaim's says the same).
-                about.sort_by_key(|e| (e.seen_at(), e.involved_object.kind != "Node"));
+                // One copy per reason: the newest before the pod event, the Node's on a tie (the
+                // NodeClaim's says the same).
+                about.sort_by_key(|e| (std::cmp::Reverse(e.seen_at()), e.involved_object.kind != "Node"));
                 for e in about {
                     // A rejection is published after the 15 s validation wait: the node was
                     // judged consolidatable 15 s before it.
@@ -712,7 +713,8 @@ impl Judge<'_> {
                 signal: "status",
                 object: format!("NodeClaim/{}", claim.metadata.name),
                 text: format!(
-                    "lastPodEventTime {pod_event}: consolidateAfter {} restarts, Consolidatable again at {again}",
+                    "lastPodEventTime {pod_event}: consolidateAfter {} restarts, Consolidatable again at {again} \
+                     unless another pod event comes first",
                     human(after)
                 ),
                 at: Some(pod_event),

@@ -65,7 +65,8 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {
-    /// `event`, `condition`, `taint` or `metric`.
+    /// `event`, `condition`, `taint`, `status` (a NodeClaim status field such as
+    /// `lastPodEventTime`) or `metric`.
     pub signal: &'static str,
     /// `Node/NAME`, `NodeClaim/NAME`, `NodePool/NAME`, `Pod/NS/NAME`, or the metric's name.
     pub object: String,
