@@ -14,7 +14,6 @@ use crate::report::views::Severity;
 use crate::snapshot::{condition, is_true, DisruptionMetrics, Event, NodeClaim, Snapshot, API_VERSION};
 
 const CORE: &str = "kubernetes-sigs/karpenter";
-const AWS: &str = "aws/karpenter-provider-aws";
 /// Karpenter's own suppression windows (DOCTOR-SIGNALS §1.2): how stale an Event may be and
 /// still speak for Karpenter's opinion now, plus one poll.
 const SLACK: SignedDuration = SignedDuration::from_secs(60);
@@ -49,6 +48,7 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
         findings.extend(j.stuck());
         findings.extend(j.involuntary());
     }
+    findings.extend(j.flapping(events_unread.is_none()));
     findings.extend(j.budgets(events_unread.is_none(), metrics_unread.is_none()));
     if metrics_unread.is_none() {
         findings.extend(j.eligible());
@@ -87,6 +87,7 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
                 Code::DrainBlocked,
                 Code::ValidationRejected,
                 Code::InvoluntaryDisruption,
+                Code::ConsolidatableFlapping,
             ],
         });
     }
@@ -143,6 +144,23 @@ pub(crate) fn doctor(snapshot: &Snapshot, replay: &Replay, now: Timestamp, node:
         findings,
         could_not_judge,
     }
+}
+
+/// The Event reasons on which `doctor` finds Karpenter and the replay part (its `Disagreement`
+/// and `KarpenterActed` findings), each with the cause judged most likely: what `explain`
+/// shows beside the node's events.
+pub(crate) fn parting_reasons(d: &Doctor) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in d.findings.iter().filter(|f| matches!(f.code, Code::Disagreement | Code::KarpenterActed)) {
+        for e in f.karpenter.iter().filter(|e| e.signal == "event") {
+            // `event_evidence` writes `Reason: message`; a reason has no `: ` in it.
+            let Some((reason, _)) = e.text.split_once(": ") else { continue };
+            if !out.iter().any(|(r, _)| r == reason) {
+                out.push((reason.to_owned(), f.cause.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn unread(snapshot: &Snapshot, kind: &str) -> Option<String> {
@@ -203,43 +221,7 @@ fn object(e: &Event) -> String {
     }
 }
 
-/// The upstream writer of an Event reason (DOCTOR-SIGNALS §2–§4, v1.14.0).
-fn emitter(reason: &str) -> String {
-    let (repo, at) = match reason {
-        "DisruptionBlocked" => {
-            (CORE, "pkg/controllers/disruption/events/events.go Blocked / NodePoolBlockedForDisruptionReason")
-        }
-        "Unconsolidatable" => (CORE, "pkg/controllers/disruption/events/events.go Unconsolidatable"),
-        "ConsolidationCandidate" => (CORE, "pkg/controllers/disruption/types.go Command.EmitCandidateEvents"),
-        "ConsolidationRejected" => (CORE, "pkg/controllers/disruption/types.go Command.EmitRejectedEvents"),
-        "ConsolidationApproved" => (CORE, "pkg/controllers/disruption/balanced.go balancedEvaluator.ApproveCommand"),
-        "DisruptionLaunching" | "DisruptionWaitingReadiness" | "DisruptionTerminating" => {
-            (CORE, "pkg/controllers/disruption/queue.go Queue.waitOrTerminate")
-        }
-        "FailedDraining" => (CORE, "pkg/controllers/node/termination/controller.go Controller.awaitDrain"),
-        "Evicted" => (CORE, "pkg/controllers/node/termination/terminator/eviction.go Queue.Evict"),
-        "TerminationGracePeriodExpiring" => {
-            (CORE, "pkg/controllers/node/termination/controller.go nodeTerminationTime")
-        }
-        "NodeRepairBlocked" => (CORE, "pkg/controllers/node/health/controller.go Controller.Reconcile"),
-        r if INTERRUPTION.contains(&r) => (AWS, "pkg/controllers/interruption/events/events.go"),
-        _ => (CORE, "pkg/events/recorder.go"),
-    };
-    format!("{repo} {at}")
-}
-
 const CONDITIONS: &str = "kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_status.go";
-
-/// The AWS provider's interruption reasons (§4.1).
-const INTERRUPTION: [&str; 7] = [
-    "SpotInterrupted",
-    "SpotRebalanceRecommendation",
-    "CapacityReservationInstanceInterrupted",
-    "InstanceStopping",
-    "InstanceTerminating",
-    "InstanceUnhealthy",
-    "TerminatingOnInterruption",
-];
 
 fn event_evidence(e: &Event) -> Evidence {
     Evidence {
@@ -248,7 +230,7 @@ fn event_evidence(e: &Event) -> Evidence {
         text: format!("{}: {}", e.reason, message(e)),
         at: e.seen_at(),
         count: e.count,
-        emitter: emitter(&e.reason),
+        emitter: crate::event_emitter::of(&e.reason, message(e)),
     }
 }
 
@@ -352,26 +334,43 @@ impl Judge<'_> {
                             continue;
                         }
                         let word = method_word(message(e));
-                        let other =
-                            acted.iter().find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)));
-                        let mut likely = match (other, word) {
+                        // The node the replay acts on instead: from its verdict, or (in a replay
+                        // focused on one node, as `explain`'s) from the round's commands.
+                        let other: Option<(String, String)> = acted
+                            .iter()
+                            .find(|a| word.is_none_or(|w| a.reason.is_some_and(|r| r.as_str() == w)))
+                            .map(|o| (o.name.clone(), replay_side(o)))
+                            .or_else(|| {
+                                self.replay
+                                    .commands
+                                    .iter()
+                                    .filter(|c| word.is_none_or(|w| c.reason.as_str() == w))
+                                    .filter(|c| !c.candidates.contains(&v.name))
+                                    .find_map(|c| {
+                                        let name = c.candidates.first()?;
+                                        Some((name.clone(), format!("{} ({})", c.decision.as_str(), c.reason.as_str())))
+                                    })
+                            });
+                        let mut likely = match (&other, word) {
                             (Some(_), _) => Likely::CandidateOrder,
                             (None, Some(_)) => Likely::Gate,
                             (None, None) => Likely::CannotTell,
                         };
-                        let cause = match other {
-                            Some(o) => format!(
-                                "candidate order or budget: the replay acts on {} instead ({}); Karpenter runs one method \
-                                 per loop and, for single-node consolidation, the first valid candidate in its order",
-                                o.name,
-                                replay_side(o)
+                        let cause = match &other {
+                            Some((name, side)) => format!(
+                                "candidate order or budget: the replay acts on {name} instead ({side}); Karpenter runs \
+                                 one method per loop and, for single-node consolidation, the first valid candidate in \
+                                 its order"
                             ),
                             None => match word {
                                 Some(w) => format!(
                                     "the replay's {w} gate differs from Karpenter's for this node: {}",
                                     first_blocker(v)
                                 ),
-                                None => format!("cannot tell: the event names no method; the replay says {}", first_blocker(v)),
+                                None => format!(
+                                    "cannot tell: the event names no method; the replay says {}",
+                                    first_blocker(v)
+                                ),
                             },
                         };
                         let cause = match Self::changed_since(e, claim) {
@@ -431,7 +430,9 @@ impl Judge<'_> {
             };
             return (if price_source == "metrics" { Likely::CannotTell } else { Likely::Price }, cause, "karpenter_cloudprovider_instance_type_offering_price_estimate for the node's type and its replacement; NodeOverlays".to_owned());
         }
-        if text.starts_with("Not all pods would schedule") {
+        // `pretty.Sentence` capitalises it from 1.2.0; 1.0–1.1 publish the scheduler's
+        // lower-case `not all pods would schedule, …` (provisioning/scheduling/scheduler.go).
+        if text.get(..27).is_some_and(|p| p.eq_ignore_ascii_case("not all pods would schedule")) {
             return (
                 Likely::Simulation,
                 "the scheduling simulation differs: Karpenter names the pod and its error".to_owned(),
@@ -620,12 +621,147 @@ impl Judge<'_> {
                 replay: "a node being drained is in flight for the replay".to_owned(),
                 likely: None,
                 cause: match &pod {
+                    // terminator/eviction.go Queue.Reconcile (1.7.0+): a pod under two PDBs
+                    // cannot be evicted at all, whatever the PDBs allow.
+                    Some(p) if message(e).contains("multiple PDBs") => format!(
+                        "the drain is refused for pod {p}: more than one PDB selects it, and the eviction API \
+                         refuses such pods"
+                    ),
                     Some(p) => format!("the drain is refused for pod {p} (a PDB allows no eviction)"),
                     None => "pods are still waiting to be evicted (PDBs or do-not-disrupt pods)".to_owned(),
                 },
                 check: "`kubectl consolidation pdb-audit -A`; the node's NodeClaim terminationGracePeriod \
                         (TerminationGracePeriodExpiring says when pods will be deleted)"
                     .to_owned(),
+            });
+        }
+        out
+    }
+
+    /// §9.6: pod churn restarted a node's `consolidateAfter` after Karpenter had found it
+    /// consolidatable. `Consolidation.Reconcile` (nodeclaim/disruption/consolidation.go)
+    /// removes the `Consolidatable` condition while `IsUnderConsolidateAfter` holds, i.e. until
+    /// `consolidateAfter` has passed since `status.lastPodEventTime`, and sets it again after:
+    /// the condition is never False, so one snapshot shows a flap as the node back under its
+    /// window (a pod event now) with evidence that it was consolidatable before that pod event:
+    /// the condition itself still True from before it (not reconciled yet), or an Event only a
+    /// node past the `Consolidatable` filter gets. From v1.14.0 the same window also makes the
+    /// node no destination for other candidates' pods (#3006, scheduler.go
+    /// `calculateExistingNodeClaims`), which the replay applies by its rule set.
+    fn flapping(&self, events: bool) -> Vec<Finding> {
+        use crate::engine::candidate::{consolidate_after, is_under_consolidate_after};
+        use crate::rules::{row, Rule};
+        let rules = &self.snapshot.info.rules;
+        let destination_rule = rules.has(Rule::DestinationConsolidateAfter);
+        let mut out = Vec::new();
+        for claim in self.snapshot.node_claims.iter().filter(|c| c.metadata.deletion_timestamp.is_none()) {
+            let Some(pool_name) = claim.metadata.labels.get("karpenter.sh/nodepool") else { continue };
+            let Some(pool) = self.snapshot.node_pools.iter().find(|p| &p.metadata.name == pool_name) else { continue };
+            // `Never` keeps the condition away for good; `0s` has no window to restart.
+            let Some(after) = consolidate_after(pool).filter(|a| !a.is_zero()) else { continue };
+            // Only a pod event restarts the window (the Initialized fallback is the first one).
+            let Some(pod_event) = claim.status.last_pod_event_time else { continue };
+            let Some(left) = is_under_consolidate_after(pool, claim, self.now) else { continue };
+            let node = claim.status.node_name.clone().unwrap_or_else(|| claim.metadata.name.clone());
+            let mut karpenter = Vec::new();
+            if let Some(c) = condition(&claim.status.conditions, "Consolidatable").filter(|c| c.status == "True") {
+                if let Some(set) = c.last_transition_time.filter(|t| *t < pod_event) {
+                    karpenter.push(Evidence {
+                        signal: "condition",
+                        object: format!("NodeClaim/{}", claim.metadata.name),
+                        text: format!(
+                            "Consolidatable=True since {set}, before the pod event at {pod_event}: removed at the \
+                             NodeClaim's next reconcile"
+                        ),
+                        at: Some(set),
+                        count: None,
+                        emitter: format!("{CORE} {} {}", CONSOLIDATABLE.path, CONSOLIDATABLE.function),
+                    });
+                }
+            }
+            if events {
+                let mut reasons: Vec<&str> = Vec::new();
+                let mut about: Vec<&Event> = self
+                    .snapshot
+                    .events
+                    .iter()
+                    .filter(|e| {
+                        let o = &e.involved_object;
+                        (o.kind == "Node" && o.name == node) || (o.kind == "NodeClaim" && o.name == claim.metadata.name)
+                    })
+                    .filter(|e| was_consolidatable(e))
+                    .collect();
+                // One copy per reason: the newest before the pod event, the Node's on a tie (the
+                // NodeClaim's says the same).
+                about.sort_by_key(|e| (std::cmp::Reverse(e.seen_at()), e.involved_object.kind != "Node"));
+                for e in about {
+                    // A rejection is published after the 15 s validation wait: the node was
+                    // judged consolidatable 15 s before it.
+                    let judged =
+                        e.seen_at().map(|t| if e.reason == "ConsolidationRejected" { t - VALIDATION_WAIT } else { t });
+                    if judged.is_some_and(|t| t <= pod_event) && !reasons.contains(&e.reason.as_str()) {
+                        reasons.push(&e.reason);
+                        karpenter.push(event_evidence(e));
+                    }
+                }
+            }
+            if karpenter.is_empty() {
+                continue;
+            }
+            let again = pod_event + after;
+            karpenter.push(Evidence {
+                signal: "status",
+                object: format!("NodeClaim/{}", claim.metadata.name),
+                text: format!(
+                    "lastPodEventTime {pod_event}: consolidateAfter {} restarts, Consolidatable again at {again} \
+                     unless another pod event comes first",
+                    human(after)
+                ),
+                at: Some(pod_event),
+                count: None,
+                emitter: format!("{CORE} pkg/controllers/nodeclaim/podevents/controller.go Controller.Reconcile"),
+            });
+            let cite = row(Rule::DestinationConsolidateAfter).cite();
+            let replay = if destination_rule {
+                format!(
+                    "not a candidate for {} more (NotConsolidatableYet), and no destination for other candidates' \
+                     pods until {again} by the {cite}",
+                    human(left)
+                )
+            } else {
+                format!(
+                    "not a candidate for {} more (NotConsolidatableYet); still a destination for other candidates' \
+                     pods: the replay runs the rules of {}, before the {cite}",
+                    human(left),
+                    rules.version
+                )
+            };
+            let destinations = if destination_rule {
+                "; and while under the window it takes no moved pods, so another node's delete that needs its room \
+                 becomes a replace or `Can't replace with a cheaper node`"
+            } else {
+                ""
+            };
+            out.push(Finding {
+                code: Code::ConsolidatableFlapping,
+                severity: if destination_rule { Severity::Warning } else { Severity::Info },
+                node: Some(node.clone()),
+                node_pool: Some(pool_name.clone()),
+                karpenter,
+                replay,
+                likely: None,
+                cause: format!(
+                    "pod churn: a pod was bound to or left the node at {pod_event}, after Karpenter had found it \
+                     consolidatable; each such pod event restarts consolidateAfter ({}), so the node is a candidate \
+                     only in the quiet windows between them{destinations}. Which pods: cannot tell \
+                     (lastPodEventTime names none; DaemonSet pods never move it)",
+                    human(after)
+                ),
+                check: format!(
+                    "the pods created or deleted on node/{node} around {pod_event} (Jobs, restarts, a rollout); \
+                     nodepool/{pool_name}'s consolidateAfter against that churn; `kubectl consolidation explain \
+                     node/{node}`"
+                ),
             });
         }
         out
@@ -640,7 +776,9 @@ impl Judge<'_> {
         let mut out = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for e in &self.snapshot.events {
-            if !INTERRUPTION.contains(&e.reason.as_str()) || e.reason == "SpotRebalanceRecommendation" {
+            if !crate::event_emitter::INTERRUPTION.contains(&e.reason.as_str())
+                || e.reason == "SpotRebalanceRecommendation"
+            {
                 continue;
             }
             let name = e.involved_object.name.clone();
@@ -1026,6 +1164,33 @@ fn fingerprint(e: &Event) -> Option<(&'static str, Version, Version)> {
     })
 }
 
+/// Where the `Consolidatable` condition is set and removed.
+const CONSOLIDATABLE: crate::upstream::Upstream = crate::upstream::CONSOLIDATABLE_CONDITION;
+
+/// How long the validation waits before it re-checks a command (v1.14.0
+/// `pkg/controllers/disruption/consolidation.go` `commandValidationDelay`).
+const VALIDATION_WAIT: SignedDuration = SignedDuration::from_secs(15);
+
+/// Whether Karpenter publishes this Event only for a node that passed the `Consolidatable`
+/// filter (v1.14.0 `consolidation.go` `ShouldDisrupt` returns the condition last; the Events
+/// after it come from `computeConsolidation`, `computeSpotToSpotConsolidation`, the validation
+/// and the Balanced approval). The `ShouldDisrupt` texts (pool, labels, WhenEmpty, buffer pods)
+/// come before the condition is read, so they say nothing about it.
+fn was_consolidatable(e: &Event) -> bool {
+    let m = message(e);
+    match e.reason.as_str() {
+        "ConsolidationCandidate" | "ConsolidationRejected" | "ConsolidationApproved" => true,
+        "Unconsolidatable" => {
+            m.starts_with("Can't replace with a cheaper node")
+                || m.starts_with("Can't remove without creating")
+                || m.starts_with("Filtering by price")
+                || m.starts_with("SpotToSpotConsolidation")
+                || m.to_ascii_lowercase().starts_with("not all pods would schedule")
+        }
+        _ => false,
+    }
+}
+
 /// `Consolidation rejected: …, reason: churn (savings …)` → `churn`.
 fn rejection_word(m: &str) -> Option<&str> {
     let rest = m.rsplit_once("reason: ")?.1;
@@ -1147,5 +1312,162 @@ mod tests {
             )),
             Some((Version(1, 0, 0), Version(1, 0, 9)))
         );
+    }
+
+    mod matchers {
+        use serde_json::json;
+
+        use super::super::*;
+        use crate::testing::{managed_node, node_pool, now, pod, snapshot};
+
+        fn with_event(reason: &str, message: &str, count: i32) -> Snapshot {
+            let [a, ca] = managed_node("node-a");
+            let [b, cb] = managed_node("node-b");
+            let ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "node-a.1", "namespace": "default"},
+                   "involvedObject": {"kind": "Node", "name": "node-a"}, "reason": reason, "message": message,
+                   "lastTimestamp": "2026-11-29T09:59:00Z", "count": count, "source": {"component": "karpenter"}});
+            snapshot(vec![node_pool("default"), a, ca, b, cb, pod("p1", "node-a"), pod("p2", "node-b"), ev])
+        }
+
+        fn finding(s: &Snapshot, code: Code) -> Option<Finding> {
+            let replay = crate::engine::replay(s, now());
+            doctor(s, &replay, now(), None)
+                .findings
+                .into_iter()
+                .find(|f| f.code == code && f.node.as_deref() == Some("node-a"))
+        }
+
+        #[test]
+        fn the_lower_case_scheduling_text_of_1_0_and_1_1_is_a_simulation_difference() {
+            for text in [
+                "not all pods would schedule, default/p1 => no room",
+                "Not all pods would schedule, default/p1 => no room",
+            ] {
+                let s = with_event("Unconsolidatable", text, 1);
+                let replay = crate::engine::replay(&s, now());
+                let acts = replay.nodes.iter().find(|v| v.name == "node-a").is_some_and(|v| v.action != Action::None);
+                // The replay must act on node-a for a disagreement to exist at all.
+                assert!(
+                    acts,
+                    "node-a is not acted on: {:?}",
+                    replay.nodes.iter().map(|v| (&v.name, v.action)).collect::<Vec<_>>()
+                );
+                let f = finding(&s, Code::Disagreement).expect("a disagreement on node-a");
+                assert_eq!(f.likely, Some(Likely::Simulation), "{text}: {f:?}");
+            }
+        }
+
+        #[test]
+        fn a_pod_under_two_pdbs_is_named_as_such_in_a_blocked_drain() {
+            let text = "Failed to drain node, eviction does not support multiple PDBs (Pod=default/p1)";
+            let f = finding(&with_event("FailedDraining", text, 3), Code::DrainBlocked).expect("a blocked drain");
+            assert!(f.cause.contains("more than one PDB"), "{f:?}");
+            assert!(f.karpenter[0].emitter.ends_with("terminator/eviction.go Queue.Reconcile"), "{f:?}");
+        }
+    }
+
+    mod flapping {
+        use serde_json::json;
+
+        use super::super::*;
+        use crate::rules::{CoreVersion, RuleSet};
+        use crate::testing::{managed_node, node_pool, now, set, snapshot};
+
+        /// node-b: pool `consolidateAfter` 10m, a pod event 2 min before the snapshot;
+        /// `consolidatable` keeps its `Consolidatable=True` condition from 08:00.
+        fn churned(consolidate_after: &str, consolidatable: bool, events: Vec<serde_json::Value>) -> Snapshot {
+            let pool = set(node_pool("default"), "/spec/disruption/consolidateAfter", json!(consolidate_after));
+            let [node, claim] = managed_node("node-b");
+            let claim = set(claim, "/status/lastPodEventTime", json!("2026-11-29T09:58:00Z"));
+            let claim = if consolidatable {
+                claim
+            } else {
+                set(
+                    claim,
+                    "/status/conditions",
+                    json!([{"type": "Initialized", "status": "True", "lastTransitionTime": "2026-11-29T08:00:00Z"}]),
+                )
+            };
+            let mut objects = vec![pool, node, claim];
+            objects.extend(events);
+            snapshot(objects)
+        }
+
+        fn event(kind: &str, name: &str, reason: &str, message: &str, at: &str) -> serde_json::Value {
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": format!("{name}.1"), "namespace": "default"},
+                   "involvedObject": {"kind": kind, "name": name}, "reason": reason, "message": message,
+                   "lastTimestamp": at, "firstTimestamp": at, "count": 1, "source": {"component": "karpenter"}})
+        }
+
+        fn flaps(s: &Snapshot) -> Vec<Finding> {
+            let replay = crate::engine::replay(s, now());
+            doctor(s, &replay, now(), None)
+                .findings
+                .into_iter()
+                .filter(|f| f.code == Code::ConsolidatableFlapping)
+                .collect()
+        }
+
+        #[test]
+        fn a_stale_consolidatable_condition_is_a_flap_and_v1_14_withholds_the_destination() {
+            let found = flaps(&churned("10m", true, Vec::new()));
+            assert_eq!(found.len(), 1, "{found:?}");
+            let f = &found[0];
+            assert_eq!((f.node.as_deref(), f.severity), (Some("node-b"), Severity::Warning));
+            assert!(f.karpenter[0].text.starts_with("Consolidatable=True since 2026-11-29T08:00:00Z"), "{f:?}");
+            assert!(f.replay.contains("no destination for other candidates' pods until 2026-11-29T10:08:00Z"), "{f:?}");
+        }
+
+        #[test]
+        fn before_v1_14_the_flapping_node_stays_a_destination() {
+            let mut s = churned("10m", true, Vec::new());
+            s.info.rules = RuleSet::at(CoreVersion::new(1, 13, 2));
+            let found = flaps(&s);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].severity, Severity::Info);
+            assert!(found[0].replay.contains("still a destination"), "{:?}", found[0]);
+            assert!(found[0].replay.contains("rules of v1.13.2"), "{:?}", found[0]);
+        }
+
+        #[test]
+        fn an_event_only_a_consolidatable_node_gets_before_the_pod_event_is_a_flap() {
+            let rejected = event(
+                "Node",
+                "node-b",
+                "ConsolidationRejected",
+                "Consolidation rejected: delete: [node-b], reason: churn (savings: $0.20)",
+                "2026-11-29T09:58:10Z",
+            );
+            let found = flaps(&churned("10m", false, vec![rejected]));
+            assert_eq!(found.len(), 1, "the rejection was judged 15 s earlier, before 09:58: {found:?}");
+            assert_eq!(found[0].karpenter[0].signal, "event");
+        }
+
+        #[test]
+        fn no_evidence_of_an_earlier_consolidatable_state_is_no_flap() {
+            // ShouldDisrupt publishes the pool text before it reads the condition: no evidence.
+            let disabled = event(
+                "Node",
+                "node-b",
+                "Unconsolidatable",
+                "NodePool \"default\" has consolidation policy WhenEmpty, but node is not empty",
+                "2026-11-29T09:50:00Z",
+            );
+            assert!(flaps(&churned("10m", false, vec![disabled])).is_empty());
+            // An event after the pod event says nothing about the state before it.
+            let later = event(
+                "Node",
+                "node-b",
+                "Unconsolidatable",
+                "Can't replace with a cheaper node",
+                "2026-11-29T09:59:00Z",
+            );
+            assert!(flaps(&churned("10m", false, vec![later])).is_empty());
+            // No window to restart, or none at all.
+            assert!(flaps(&churned("0s", true, Vec::new())).is_empty());
+            assert!(flaps(&churned("Never", true, Vec::new())).is_empty());
+            // The window has passed: consolidatable again, nothing flaps now.
+            assert!(flaps(&churned("1m", true, Vec::new())).is_empty());
+        }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) mod echo;
 pub mod engine;
 pub mod error;
 pub(crate) mod error_style;
+pub(crate) mod event_emitter;
 pub mod forecast;
 pub mod forecast_oracle;
 pub(crate) mod manifest;

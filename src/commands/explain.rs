@@ -1,5 +1,6 @@
 //! `explain TARGET`: the whole pipeline for one node, step by step, its verdict, and the single
-//! changes that would turn it (`unlock.rs`, replayed on the snapshot).
+//! changes that would turn it (`unlock.rs`, replayed on the snapshot), and Karpenter's latest
+//! events with `doctor`'s word on where they and the replay part.
 
 use super::{Context, Failure, Outcome};
 use crate::engine;
@@ -17,6 +18,11 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
             .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
     explanation.looked_up = looked_up;
     explanation.placements = report::placement::views(ctx.placements);
+    // Beside the node's events, where `doctor node/NAME` finds Karpenter and the replay part.
+    let judged = crate::doctor::doctor(snapshot, &replay, ctx.now, Some(&explanation.node.name));
+    for (reason, cause) in crate::doctor::parting_reasons(&judged) {
+        explanation.mark_disagreement(&reason, &cause);
+    }
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
         explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();

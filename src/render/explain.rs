@@ -129,18 +129,7 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
             }
         }
     }
-    if !e.events.is_empty() {
-        out.push_str("\nKarpenter's last word (Events):\n");
-        for ev in &e.events {
-            let at = ev.at.map(|t| t.to_string()).unwrap_or_default();
-            let flag = if ev.disagrees {
-                Styles::paint(styles.warning, "  ← disagrees with this replay")
-            } else {
-                String::new()
-            };
-            out.push_str(&format!("  {at}  {} {}: {}{flag}\n", ev.object, ev.reason, ev.message));
-        }
-    }
+    out.push_str(&events_block(e, styles));
     if !hints.is_empty() || !e.what_would_change.is_empty() {
         out.push_str("\nWhat would change this:\n");
         for h in hints {
@@ -172,6 +161,31 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
     }
     for u in &e.uncertain {
         out.push_str(&format!("{} {}\n", Styles::paint(styles.warning, "uncertain:"), u.message));
+    }
+    out
+}
+
+/// Karpenter's latest events beside the verdict: the newest per reason, with how often and
+/// when it was last published and the upstream code that publishes it.
+fn events_block(e: &NodeExplanation, styles: &Styles) -> String {
+    if e.events.is_empty() {
+        return String::new();
+    }
+    let mut out = "\nKarpenter's latest events (newest per reason):\n".to_owned();
+    for ev in &e.events {
+        let at = ev.at.map_or_else(|| "time unknown".to_owned(), |t| t.to_string());
+        let times = if ev.count > 1 { format!(" ({} times)", ev.count) } else { String::new() };
+        let flag = if ev.disagrees {
+            Styles::paint(styles.warning, "  ← doctor: disagrees with this replay")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  {at}  {} {}: {}{times}{flag}
+",
+            ev.object, ev.reason, ev.message
+        ));
+        out.push_str(&format!("      {}\n", Styles::paint(styles.dim, format!("by {}", ev.emitter))));
     }
     out
 }
@@ -214,6 +228,18 @@ pub(super) fn markdown(e: &NodeExplanation) -> String {
                 f.code,
                 f.message,
                 f.upstream
+            ));
+        }
+    }
+    if !e.events.is_empty() {
+        out.push_str("\n### Karpenter's latest events (newest per reason)\n\n");
+        for ev in &e.events {
+            let at = ev.at.map_or_else(|| "time unknown".to_owned(), |t| t.to_string());
+            let times = if ev.count > 1 { format!(" ({} times)", ev.count) } else { String::new() };
+            let flag = if ev.disagrees { " **← doctor: disagrees with this replay**" } else { "" };
+            out.push_str(&format!(
+                "- {at} `{}` **{}**: {}{times}{flag} — _{}_\n",
+                ev.object, ev.reason, ev.message, ev.emitter
             ));
         }
     }

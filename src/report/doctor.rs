@@ -65,7 +65,8 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {
-    /// `event`, `condition`, `taint` or `metric`.
+    /// `event`, `condition`, `taint`, `status` (a NodeClaim status field such as
+    /// `lastPodEventTime`) or `metric`.
     pub signal: &'static str,
     /// `Node/NAME`, `NodeClaim/NAME`, `NodePool/NAME`, `Pod/NS/NAME`, or the metric's name.
     pub object: String,
@@ -141,6 +142,9 @@ pub enum Code {
     ValidationRejected,
     /// A node removed by interruption, repair, expiry or another involuntary path.
     InvoluntaryDisruption,
+    /// Pod churn restarted a node's consolidateAfter after Karpenter had found it
+    /// consolidatable (from v1.14.0 it is then no destination either).
+    ConsolidatableFlapping,
 }
 
 impl Code {
@@ -157,6 +161,7 @@ impl Code {
             Code::EligibleCountDiffers => "EligibleCountDiffers",
             Code::ValidationRejected => "ValidationRejected",
             Code::InvoluntaryDisruption => "InvoluntaryDisruption",
+            Code::ConsolidatableFlapping => "ConsolidatableFlapping",
         }
     }
 }

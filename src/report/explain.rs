@@ -6,9 +6,11 @@ use serde::Serialize;
 use super::impact::ImpactView;
 use super::plan::NodeSummary;
 use super::views::{PodMove, Step, StepKind};
-use crate::engine::{Replay, Verdict};
+use std::collections::BTreeMap;
+
+use crate::engine::Replay;
 use crate::reason::{Code, Reason};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{is_karpenters, Event, Snapshot};
 
 /// The `NodeExplanation` document.
 #[derive(Debug, Clone, Serialize)]
@@ -75,14 +77,23 @@ impl From<&crate::unlock::Unlock> for UnlockView {
     }
 }
 
+/// Karpenter's newest Event of one reason about the node or its NodeClaim.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EventView {
     pub reason: String,
     pub message: String,
+    /// `node/NAME` or `nodeclaim/NAME`: the copy that is newest.
     pub object: String,
+    /// When Karpenter last published it (`lastTimestamp`, else `eventTime`/`firstTimestamp`).
     pub at: Option<jiff::Timestamp>,
-    /// The event and the replay disagree (state changed since, or version skew).
+    /// How many times it was published (client-go's `count`, summed by the snapshot's bound).
+    /// The Node and NodeClaim copies of one publication count once: the larger is kept.
+    pub count: i32,
+    /// The upstream code that publishes it: `repository path function`.
+    pub emitter: String,
+    /// `doctor` finds Karpenter and the replay part on this event (a `Disagreement` or
+    /// `KarpenterActed` finding of `doctor node/NAME`).
     pub disagrees: bool,
 }
 
@@ -103,18 +114,8 @@ pub fn explain_with_startup(
     pod_startup: jiff::SignedDuration,
 ) -> Option<NodeExplanation> {
     let n = replay.nodes.iter().find(|n| n.name == name || n.node_claim.as_deref() == Some(name))?;
-    let events = events(snapshot, &n.name, n.node_claim.as_deref(), n.verdict);
-    let mut steps: Vec<Step> = n.steps.iter().map(Step::from).collect();
-    if events.iter().any(|e| e.disagrees) {
-        steps.push(Step {
-            step: StepKind::Decision,
-            ok: true,
-            findings: vec![Reason::new(
-                Code::EventDisagrees,
-                "Karpenter's latest event disagrees with this replay: the cluster changed since, or the replay and the controller differ in version",
-            )],
-        });
-    }
+    let events = events(snapshot, &n.name, n.node_claim.as_deref());
+    let steps: Vec<Step> = n.steps.iter().map(Step::from).collect();
     Some(NodeExplanation {
         api_version: super::API_VERSION,
         kind: "NodeExplanation",
@@ -133,46 +134,63 @@ pub fn explain_with_startup(
     })
 }
 
-const KARPENTER_REASONS: &[&str] = &[
-    "DisruptionBlocked",
-    "Unconsolidatable",
-    "ConsolidationCandidate",
-    "ConsolidationRejected",
-    "ConsolidationApproved",
-    "DisruptionLaunching",
-    "DisruptionWaitingReadiness",
-    "DisruptionTerminating",
-];
+impl NodeExplanation {
+    /// Marks Karpenter's `reason` event as one where `doctor` finds the two part, and says so
+    /// beside the verdict with the cause `doctor` judges most likely.
+    pub fn mark_disagreement(&mut self, reason: &str, cause: &str) {
+        let Some(event) = self.events.iter_mut().find(|e| e.reason == reason) else { return };
+        if event.disagrees {
+            return;
+        }
+        event.disagrees = true;
+        let node = &self.node.name;
+        self.steps.push(Step {
+            step: StepKind::Decision,
+            ok: true,
+            findings: vec![Reason::new(
+                Code::EventDisagrees,
+                format!("Karpenter's {reason} event disagrees with this replay; likely cause: {cause}"),
+            )
+            .hint(format!("`kubectl consolidation doctor node/{node}` for both sides and what to check"))],
+        });
+    }
+}
 
-fn events(snapshot: &Snapshot, node: &str, claim: Option<&str>, verdict: Verdict) -> Vec<EventView> {
-    let mut out: Vec<EventView> = snapshot
-        .events
-        .iter()
-        .filter(|e| KARPENTER_REASONS.contains(&e.reason.as_str()))
-        .filter(|e| match e.involved_object.kind.as_str() {
-            "Node" => e.involved_object.name == node,
-            "NodeClaim" => Some(e.involved_object.name.as_str()) == claim,
-            _ => false,
-        })
-        .map(|e| {
-            let blocked_event = matches!(e.reason.as_str(), "DisruptionBlocked" | "Unconsolidatable");
-            let acting_event = matches!(e.reason.as_str(), "DisruptionTerminating" | "DisruptionLaunching");
-            let replay_acts = matches!(verdict, Verdict::Empty | Verdict::Drifted | Verdict::Underutilized);
-            EventView {
-                reason: e.reason.clone(),
-                message: e.message.clone(),
-                object: format!("{}/{}", e.involved_object.kind.to_lowercase(), e.involved_object.name),
-                at: e.seen_at(),
-                disagrees: (blocked_event && replay_acts) || (acting_event && verdict == Verdict::Safe),
-            }
+/// Karpenter's Events about the node or its NodeClaim, the newest per reason, newest first.
+fn events(snapshot: &Snapshot, node: &str, claim: Option<&str>) -> Vec<EventView> {
+    let mut newest: BTreeMap<&str, (&Event, i32)> = BTreeMap::new();
+    let about = snapshot.events.iter().filter(|e| is_karpenters(e)).filter(|e| match e.involved_object.kind.as_str() {
+        "Node" => e.involved_object.name == node,
+        "NodeClaim" => Some(e.involved_object.name.as_str()) == claim,
+        _ => false,
+    });
+    for e in about {
+        let count = e.count.unwrap_or(1).max(1);
+        newest
+            .entry(e.reason.as_str())
+            .and_modify(|(kept, kept_count)| {
+                *kept_count = (*kept_count).max(count);
+                // On a tie the Node's copy: the object `explain` was asked about.
+                let newer =
+                    e.seen_at() > kept.seen_at() || (e.seen_at() == kept.seen_at() && e.involved_object.kind == "Node");
+                if newer {
+                    *kept = e;
+                }
+            })
+            .or_insert((e, count));
+    }
+    let mut out: Vec<EventView> = newest
+        .into_values()
+        .map(|(e, count)| EventView {
+            reason: e.reason.clone(),
+            message: e.message.clone(),
+            object: format!("{}/{}", e.involved_object.kind.to_lowercase(), e.involved_object.name),
+            at: e.seen_at(),
+            count,
+            emitter: crate::event_emitter::of(&e.reason, &e.message),
+            disagrees: false,
         })
         .collect();
     out.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.reason.cmp(&b.reason)));
-    out.truncate(5);
-    if let Some(latest) = out.first().map(|e| e.disagrees) {
-        for (i, e) in out.iter_mut().enumerate() {
-            e.disagrees = i == 0 && latest;
-        }
-    }
     out
 }

@@ -37,7 +37,7 @@ pub use karpenter::{
 pub use meta::{condition, is_true, Condition, ObjectMeta, OwnerReference, StringMap, Taint};
 pub use nesting::MAX_DEPTH;
 pub use nodeclass::NodeClass;
-pub use signals::{bound_events, DisruptionMetrics, MetricSample, DISRUPTION_METRICS};
+pub use signals::{bound_events, is_karpenters, DisruptionMetrics, MetricSample, DISRUPTION_METRICS};
 pub use storage::{
     CsiAllocatable, CsiNode, CsiNodeDriver, CsiNodeSpec, CsiSource, PersistentVolume, PersistentVolumeClaim, PvSpec,
     PvcSpec, PvcStatus, StorageClass,

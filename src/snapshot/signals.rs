@@ -106,7 +106,9 @@ pub fn bound_events(events: Vec<Event>) -> Vec<Event> {
     newest.into_values().collect()
 }
 
-fn is_karpenters(event: &Event) -> bool {
+/// Whether Karpenter wrote it (`source.component` or `reportingComponent` `karpenter`, or
+/// neither given, as in a hand-written file).
+pub fn is_karpenters(event: &Event) -> bool {
     let component = event.source.as_ref().map(|s| s.component.as_str()).filter(|c| !c.is_empty());
     let reporting = Some(event.reporting_component.as_str()).filter(|c| !c.is_empty());
     match (component, reporting) {

@@ -88,6 +88,12 @@ const NODE_CLAIM: Kind = Kind::new("karpenter.sh", "v1", "NodeClaim", "nodeclaim
 const NODE: Kind = Kind::new("", "v1", "Node", "nodes");
 const POD: Kind = Kind::new("", "v1", "Pod", "pods");
 const DEPLOYMENT: Kind = Kind::new("apps", "v1", "Deployment", "deployments");
+/// core/v1, not events.k8s.io/v1: Karpenter publishes through controller-runtime's
+/// `GetEventRecorderFor` (kubernetes-sigs/karpenter v1.14.0 `pkg/operator/operator.go`
+/// `NewOperator`, with a `nolint:staticcheck` note that the events.k8s.io recorder is not used
+/// yet), i.e. client-go `tools/record`, which writes core/v1 Events with `source.component`
+/// `karpenter`. Every tag 1.0.0–1.14.1 does (docs/DOCTOR-SIGNALS.md §1.1). The API server serves
+/// the same objects through both groups, so this list misses nothing Karpenter wrote.
 const EVENT: Kind = Kind::new("", "v1", "Event", "events");
 /// The AWS provider's NodeClass: absent (404) on other providers, which is no warning.
 const EC2_NODE_CLASS: Kind = Kind::new("karpenter.k8s.aws", "v1", "EC2NodeClass", "ec2nodeclasses");

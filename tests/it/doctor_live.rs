@@ -194,3 +194,34 @@ fn fail_on_exit_codes_on_the_scenarios() {
         assert_eq!(report["kind"], "Doctor");
     }
 }
+
+/// `explain`'s events: Karpenter publishes `DisruptionLaunching` and `DisruptionWaitingReadiness`
+/// on the **replacement** NodeClaim (v1.14.0 `pkg/controllers/disruption/queue.go`
+/// `Queue.waitOrTerminate`), so on a node the replay leaves alone they are no sign that Karpenter
+/// acts on it; only `doctor`'s judgement marks an event as disagreeing. The newest per reason
+/// carries its count and its emitter.
+#[test]
+fn explain_does_not_take_a_replacements_launching_event_for_a_disagreement() {
+    let snapshot = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenarios/doctor-replacement-not-initialized-drain-blocked/snapshot.yaml");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-consolidation"))
+        .arg("--snapshot")
+        .arg(&snapshot)
+        .args(["explain", "node/default-b7n3y", "-o", "json"])
+        .output()
+        .expect("run the binary");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["verdict"], "Safe");
+    let events = report["events"].as_array().expect("events");
+    let launching = events.iter().find(|e| e["reason"] == "DisruptionLaunching").expect("the Launching event is shown");
+    assert_eq!(launching["disagrees"], false, "{launching}");
+    assert!(launching["count"].as_i64().is_some_and(|c| c >= 1), "{launching}");
+    assert_eq!(
+        launching["emitter"],
+        "kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go Queue.waitOrTerminate"
+    );
+    assert!(events.iter().all(|e| e["disagrees"] == false), "{events:?}");
+    let steps = report["steps"].as_array().expect("steps");
+    assert!(!steps.iter().any(|s| s.to_string().contains("EventDisagrees")), "no EventDisagrees step: {steps:?}");
+}

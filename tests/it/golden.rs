@@ -30,6 +30,12 @@ golden! {
         => ["--snapshot", &scenario_arg("karpenter-e1-delete-empty-nodes"), "explain", "node/node-a"];
     explain_drifted_node: "explain-drifted-node"
         => ["--snapshot", &scenario_arg("karpenter-p9-drift-oldest-first"), "explain", "node/node-b"];
+    explain_karpenters_events_text: "explain-karpenters-events-text"
+        => ["--snapshot", &scenario_arg("doctor-unconsolidatable-cheaper-node"), "explain", "node/node-a"];
+    explain_karpenters_events_json: "explain-karpenters-events-json"
+        => ["--snapshot", &scenario_arg("doctor-unconsolidatable-cheaper-node"), "explain", "node/node-a", "-o", "json"];
+    explain_karpenters_events_markdown: "explain-karpenters-events-markdown"
+        => ["--snapshot", &scenario_arg("doctor-unconsolidatable-cheaper-node"), "explain", "node/node-a", "-o", "markdown"];
     plan_demo_text: "plan-demo-text" => ["--demo", "plan"];
     diff_demo_two_replicas_text: "diff-demo-two-replicas-text" => ["--demo", "diff",
         "--set", "deployment/tenant-a/app-b.replicas=2", "--set", "deployment/tenant-a/app-c.replicas=2"];
