@@ -8,6 +8,7 @@
 //! `SnapshotInfo::rules`, and read by the engine where a rule differs: one engine, a branch per
 //! rule. Pure.
 
+pub(crate) mod crd;
 pub(crate) mod select;
 pub mod version;
 
