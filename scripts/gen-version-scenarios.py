@@ -27,8 +27,8 @@ TYPES = {
 }
 
 
-def instance_types(names):
-    items = []
+def instance_types(names, extra=()):
+    items = list(extra)
     for n in names:
         cpu, mem, pods, price = TYPES[n]
         items.append({"name": n, "capacity": {"cpu": cpu, "memory": mem, "pods": pods},
@@ -112,10 +112,10 @@ def pdb(name, app, allowed, max_unavailable=1):
                        "disruptionsAllowed": allowed}}
 
 
-def write(name, header, objects, types, expectations):
+def write(name, header, objects, types, expectations, extra_types=()):
     """`expectations`: version -> (source, expect)."""
     docs = [{"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": NOW},
-            instance_types(types), {"apiVersion": "v1", "kind": "List", "items": objects}]
+            instance_types(types, extra_types), {"apiVersion": "v1", "kind": "List", "items": objects}]
     text = "".join(f"# {line}\n" for line in header) + "".join(
         "---\n" + yaml.safe_dump(d, sort_keys=False, default_flow_style=False) for d in docs)
     for version, (source, expect) in expectations.items():
@@ -289,3 +289,27 @@ write("empty-by-eviction-cost", ["own-version-empty-by-eviction-cost: #2962 empt
                   "budget of 0 and consolidation.go:127 ShouldDisrupt leaves empty candidates to Emptiness: no command",
                   {"commands": [],
                    "nodes": {"node-a": {"action": "none", "reasonsInclude": ["BudgetExhausted"]}}})})
+
+# #2430: the pool wants 70 distinct instance types (minValues); 100 small types are cheaper than node-a.
+SMALL = [{"name": f"c9.n{i:03d}", "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+          "offerings": [{"zone": ZONE, "capacityType": "on-demand", "price": round(0.05 + i * 0.0001, 4)}],
+          "labels": {"karpenter.k8s.aws/instance-family": "c9"}} for i in range(100)]
+wide_pool = node_pool("default")
+wide_pool["spec"]["template"]["spec"]["requirements"].append(
+    {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 70})
+write("max-instance-types", ["own-version-max-instance-types: #2430 MaxInstanceTypes 60 -> 600 (v1.7.0)",
+                             "pool instance-type minValues 70; 100 two-CPU types cheaper than node-a (m5.xlarge); node-a's 1500m pod needs a new node"],
+      [wide_pool] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("web-a", "node-a", cpu="1500m"),
+         pod("web-b", "node-b", cpu="3", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.xlarge"],
+      {"1.6.4": (f"{K}@v1.6.4 pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go:40 MaxInstanceTypes = 60; "
+                 "pkg/controllers/disruption/helpers.go:119 SimulateScheduling calls scheduler.go:325 Results.TruncateInstanceTypes, "
+                 "whose InstanceTypes.Truncate keeps the 60 cheapest and fails minValues 70: node-a's pod cannot schedule, no command",
+                 {"commands": [],
+                  "nodes": {"node-a": {"action": "none", "reasonsInclude": ["PodsCannotReschedule"]}}}),
+       "1.7.0": (f"{K}@v1.7.0 pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go:41 MaxInstanceTypes = 600 (#2430): "
+                 "the 100 types satisfy minValues 70 and consolidation.go computeConsolidation replaces node-a with a cheaper one",
+                 {"commands": [{"decision": "replace", "candidates": ["node-a"]}],
+                  "nodes": {"node-a": {"action": "replace"}}})},
+      extra_types=SMALL)

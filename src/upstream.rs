@@ -130,6 +130,8 @@ pub const CREATE_NODE_CLAIMS: Upstream =
 pub const POD_EVENTS: Upstream = karpenter("pkg/controllers/nodeclaim/podevents/controller.go", "Controller.Reconcile");
 pub const NEW_SCHEDULER: Upstream =
     karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.NewScheduler");
+pub const MAX_INSTANCE_TYPES: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go", "MaxInstanceTypes");
 pub const SCHEDULER_ADD_NEW: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.addToNewNodeClaim");
 pub const SCHEDULER_ADD_EXISTING: Upstream =

@@ -48,6 +48,9 @@ pub enum Rule {
     /// leaves empty nodes to Emptiness; before, "empty" meant no reschedulable pod at all and
     /// consolidation took empty nodes too.
     EmptyByEvictionCost,
+    /// A new NodeClaim keeps its 600 cheapest instance types; before, 60 (minValues is checked
+    /// on what is kept).
+    MaxInstanceTypes600,
 }
 
 /// One row of the table.
@@ -93,7 +96,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 9] = [
+pub const RULES: [RuleRow; 10] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -174,6 +177,15 @@ pub const RULES: [RuleRow; 9] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "a node was empty only with no reschedulable pod, and consolidation took empty nodes too",
+    },
+    RuleRow {
+        rule: Rule::MaxInstanceTypes600,
+        field: "maxInstanceTypes",
+        pr: 2430,
+        upstream: upstream::MAX_INSTANCE_TYPES,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a new NodeClaim kept its 60 cheapest instance types",
     },
 ];
 
@@ -304,6 +316,8 @@ mod tests {
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MultiplePdbsBlock));
         assert!(!RuleSet::at(v(1, 10, 1)).has(Rule::NodeLimits));
         assert!(RuleSet::at(v(1, 11, 0)).has(Rule::NodeLimits));
+        assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::MaxInstanceTypes600));
+        assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MaxInstanceTypes600));
     }
 
     #[test]
