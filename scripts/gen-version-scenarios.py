@@ -27,8 +27,8 @@ TYPES = {
 }
 
 
-def instance_types(names):
-    items = []
+def instance_types(names, extra=()):
+    items = list(extra)
     for n in names:
         cpu, mem, pods, price = TYPES[n]
         items.append({"name": n, "capacity": {"cpu": cpu, "memory": mem, "pods": pods},
@@ -41,19 +41,22 @@ def cond(t, status="True", at=T0):
     return {"type": t, "status": status, "lastTransitionTime": at, "reason": t, "message": ""}
 
 
-def node_pool(name, consolidate_after="0s", budget="100%"):
-    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name, "uid": f"uid-np-{name}"},
+def node_pool(name, consolidate_after="0s", budget="100%", budgets=None, limits=None):
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name, "uid": f"uid-np-{name}"},
             "spec": {"template": {"metadata": {"labels": {}}, "spec": {
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
                 "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
                 "expireAfter": "Never"}},
                 "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": consolidate_after,
-                               "budgets": [{"nodes": budget}]}},
+                               "budgets": budgets or [{"nodes": budget}]}},
             "status": {"conditions": [cond("ValidationSucceeded"), cond("NodeClassReady"),
                                       cond("NodeRegistrationHealthy"), cond("Ready")]}}
+    if limits:
+        pool["spec"]["limits"] = limits
+    return pool
 
 
-def node(name, itype, pool="default", consolidatable=True, drifted=False, last_pod_event=T0):
+def node(name, itype, pool="default", consolidatable=True, drifted=False, last_pod_event=T0, drifted_at=T0):
     cpu, mem, pods, _ = TYPES[itype]
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
               "node.kubernetes.io/instance-type": itype, "topology.kubernetes.io/zone": ZONE,
@@ -66,7 +69,7 @@ def node(name, itype, pool="default", consolidatable=True, drifted=False, last_p
     if consolidatable:
         conditions.append(cond("Consolidatable"))
     if drifted:
-        conditions.append(cond("Drifted"))
+        conditions.append(cond("Drifted", at=drifted_at))
     conditions.append(cond("Ready"))
     k8s_node = {"apiVersion": "v1", "kind": "Node",
                 "metadata": {"name": name, "uid": f"uid-node-{name}", "labels": labels, "creationTimestamp": T0},
@@ -85,20 +88,34 @@ def node(name, itype, pool="default", consolidatable=True, drifted=False, last_p
     return [k8s_node, claim]
 
 
-def pod(name, node_name, cpu="500m", annotations=None, started=T0):
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "uid": f"uid-pod-{name}",
-                         "annotations": annotations or {}, "creationTimestamp": started},
-            "spec": {"nodeName": node_name,
-                     "containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]},
-            "status": {"phase": "Running", "startTime": started,
-                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": started}]}}
+def pod(name, node_name, cpu="500m", annotations=None, started=T0, labels=None, priority=None):
+    p = {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": name, "namespace": "default", "uid": f"uid-pod-{name}",
+                      "annotations": annotations or {}, "creationTimestamp": started},
+         "spec": {"nodeName": node_name,
+                  "containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]},
+         "status": {"phase": "Running", "startTime": started,
+                    "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": started}]}}
+    if labels:
+        p["metadata"]["labels"] = labels
+    if priority is not None:
+        p["spec"]["priority"] = priority
+    return p
 
 
-def write(name, header, objects, types, expectations):
+def pdb(name, app, allowed, max_unavailable=1):
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-pdb-{name}", "generation": 1},
+            "spec": {"selector": {"matchLabels": {"app": app}}, "maxUnavailable": max_unavailable},
+            "status": {"observedGeneration": 1, "expectedPods": 1, "currentHealthy": 1,
+                       "desiredHealthy": 1 - max_unavailable if max_unavailable < 1 else 0,
+                       "disruptionsAllowed": allowed}}
+
+
+def write(name, header, objects, types, expectations, extra_types=()):
     """`expectations`: version -> (source, expect)."""
     docs = [{"apiVersion": "kubectl-consolidation/v1alpha1", "kind": "SnapshotInfo", "capturedAt": NOW},
-            instance_types(types), {"apiVersion": "v1", "kind": "List", "items": objects}]
+            instance_types(types, extra_types), {"apiVersion": "v1", "kind": "List", "items": objects}]
     text = "".join(f"# {line}\n" for line in header) + "".join(
         "---\n" + yaml.safe_dump(d, sort_keys=False, default_flow_style=False) for d in docs)
     for version, (source, expect) in expectations.items():
@@ -181,3 +198,118 @@ write("candidate-order", ["own-version-candidate-order: #2962 candidates by savi
                   "types.go SavingsRatio = price / (1 + Σ eviction cost): node-a 2.00/11 = 0.18, node-b 0.096/2 = 0.048): "
                   "singlenodeconsolidation.go deletes node-a first, its pods fit on node-c",
                   {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]})})
+
+# #2379: node-a's one pod is selected by two PDBs that both allow a disruption; node-b has room.
+write("multiple-pdbs", ["own-version-multiple-pdbs: #2379 a pod under several PDBs blocks its node (v1.7.0)",
+                        "node-a's pod web-a is selected by PDBs web-1 and web-2, each allowing 1 disruption; node-b has room"],
+      [node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("web-a", "node-a", labels={"app": "web"}),
+         pod("web-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"}),
+         pdb("web-1", "web", 1), pdb("web-2", "web", 1)],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.6.4": (f"{K}@v1.6.4 pkg/utils/pdb/pdb.go:86 Limits.isEvictable walks the PDBs one by one and blocks only on one "
+                 "with disruptionsAllowed 0: both allow 1, so pkg/controllers/state/statenode.go:246 ValidatePodsDisruptable "
+                 "lets node-a through; its pod fits on node-b and singlenodeconsolidation.go ComputeCommands deletes node-a",
+                 {"commands": [{"decision": "delete", "candidates": ["node-a"]}],
+                  "nodes": {"node-a": {"action": "delete"}}}),
+       "1.7.0": (f"{K}@v1.7.0 pkg/utils/pdb/pdb.go:99 Limits.isEvictable refuses a pod matched by more than one PDB (#2379); "
+                 "statenode.go:248 ValidatePodsDisruptable: \"eviction does not support multiple PDBs\"; test suite_test.go "
+                 "\"Candidate Filtering > should not consider candidates that have multiple PDBs on the same pod\": no command",
+                 {"commands": [],
+                  "nodes": {"node-a": {"verdict": "Blocked", "blockersInclude": ["MultiplePDBs"]}}})})
+
+# #2526: a pool lowered to limits.nodes 1 still runs 2 nodes; node-a's pod needs new capacity.
+write("node-limits", ["own-version-node-limits: #2526 limits.nodes in the simulation (v1.11.0)",
+                      "pool limits nodes: 1 with 2 nodes; node-a (m5.xlarge) has a 1500m pod that fits only a new m5.large; node-b is full and held"],
+      [node_pool("default", limits={"nodes": "1"})] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("web-a", "node-a", cpu="1500m"),
+         pod("web-b", "node-b", cpu="3", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.10.1": (f"{K}@v1.10.1 pkg/controllers/provisioning/scheduling/scheduler.go:854 filterByRemainingResources compares each "
+                  "limit with an instance type's capacity, which has no `nodes`, and addToNewNodeClaim has no node check: the "
+                  "replacement m5.large opens and consolidation.go computeConsolidation replaces node-a (cheaper)",
+                  {"commands": [{"decision": "replace", "candidates": ["node-a"]}],
+                   "nodes": {"node-a": {"action": "replace"}}}),
+       "1.11.0": (f"{K}@v1.11.0 pkg/controllers/state/statenode.go:364 Capacity counts 1 node per state node and "
+                  "scheduler.go:607 addToNewNodeClaim refuses a NodeClaim when `nodes` remaining is 0 (#2526): 1 − 1 (node-b; "
+                  "the candidate is not counted) = 0, \"node limits have been exhausted for nodepool\", so node-a's pod cannot "
+                  "move and no command starts",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": ["PodsCannotReschedule"]}}})})
+
+# #2180 / #2423: a consolidateAfter: Never pool (no Emptiness, no consolidation) with two empty drifted
+# nodes and one drifted node with a pod; the budget allows 2.
+DRIFT_1 = "2026-11-29T08:10:00Z"
+DRIFT_2 = "2026-11-29T08:20:00Z"
+DRIFT_3 = "2026-11-29T08:30:00Z"
+drift_empties = {
+    "1.4.2": (f"{K}@v1.4.2 pkg/controllers/disruption/drift.go:59 Drift.ComputeCommand: every empty drifted candidate the "
+              "budget allows goes into one command with no simulation (test drift_test.go \"Drift > Budgets > should disrupt "
+              "all empty drifted nodes in parallel\"): node-e1 and node-e2 deleted together",
+              {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-e1", "node-e2"]}]}),
+    "1.5.0": (f"{K}@v1.5.0 pkg/controllers/disruption/drift.go:66 Drift.ComputeCommand skips empty candidates, left to "
+              "Emptiness (#2180), which emptiness.go ShouldDisrupt refuses under consolidateAfter: Never; Drift simulates node-d, "
+              "whose pod fits on an empty node: Drift deletes node-d and the empty nodes stay (fixed by #2423 in v1.5.4)",
+              {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-d"]}]}),
+    "1.5.4": (f"{K}@v1.5.4 pkg/controllers/disruption/drift.go:67 Drift.ComputeCommand (#2423, backport #2450): empty "
+              "candidates first, oldest drift first, one per command (test \"Drift > Drift > should delete drifted nodes when "
+              "they are empty and consolidation is disabled\"): node-e1",
+              {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-e1"]}]}),
+    "1.6.1": (f"{K}@v1.6.1 pkg/controllers/disruption/drift.go (same blob as v1.6.0) still skips empty candidates: "
+              "the 1.6 line got #2423 only at v1.6.2 (#2459); Drift deletes node-d",
+              {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-d"]}]}),
+    "1.6.2": (f"{K}@v1.6.2 pkg/controllers/disruption/drift.go:66 Drift.ComputeCommand (#2459 backport of #2423): "
+              "empty candidates first: node-e1",
+              {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-e1"]}]}),
+}
+write("drift-empties", ["own-version-drift-empties: #2180 / #2423 Drift and empty drifted nodes (v1.5.0, v1.5.4, v1.6.2, v1.7.0)",
+                        "pool consolidateAfter Never, budget 2; node-e1 and node-e2 empty and drifted, node-d drifted with a pod"],
+      [node_pool("default", consolidate_after="Never", budget="2")]
+      + node("node-e1", "m5.xlarge", consolidatable=False, drifted=True, drifted_at=DRIFT_1)
+      + node("node-e2", "m5.xlarge", consolidatable=False, drifted=True, drifted_at=DRIFT_2)
+      + node("node-d", "m5.xlarge", consolidatable=False, drifted=True, drifted_at=DRIFT_3)
+      + [pod("web-d", "node-d")],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      drift_empties)
+
+# #2962: node-a holds one pod of priority -40,000,000 (eviction cost 1 - 40e6/2^25 < 0); the Empty budget is 0.
+write("empty-by-eviction-cost", ["own-version-empty-by-eviction-cost: #2962 empty = no pod with a positive eviction cost (v1.14.0)",
+                                 "node-a's only pod has priority -40000000; budgets: Empty 0, others 100%; node-b has room"],
+      [node_pool("default", budgets=[{"nodes": "0", "reasons": ["Empty"]}, {"nodes": "100%"}])]
+      + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("batch-a", "node-a", priority=-40000000),
+         pod("web-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/emptiness.go:52 Emptiness.ShouldDisrupt wants no reschedulable pod, "
+                  "so node-a is not empty; consolidation.go ShouldDisrupt has no empty check and singlenodeconsolidation.go "
+                  "deletes node-a under the Underutilized budget (its pod fits on node-b)",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/disruption/types.go:155 Candidate.IsEmpty (RescheduleDisruptionCost <= 1; the pod's "
+                  "eviction cost is clamped below 0) makes node-a empty (#2962): emptiness.go:73 holds it under the Empty "
+                  "budget of 0 and consolidation.go:127 ShouldDisrupt leaves empty candidates to Emptiness: no command",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": ["BudgetExhausted"]}}})})
+
+# #2430: the pool wants 70 distinct instance types (minValues); 100 small types are cheaper than node-a.
+SMALL = [{"name": f"c9.n{i:03d}", "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+          "offerings": [{"zone": ZONE, "capacityType": "on-demand", "price": round(0.05 + i * 0.0001, 4)}],
+          "labels": {"karpenter.k8s.aws/instance-family": "c9"}} for i in range(100)]
+wide_pool = node_pool("default")
+wide_pool["spec"]["template"]["spec"]["requirements"].append(
+    {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 70})
+write("max-instance-types", ["own-version-max-instance-types: #2430 MaxInstanceTypes 60 -> 600 (v1.7.0)",
+                             "pool instance-type minValues 70; 100 two-CPU types cheaper than node-a (m5.xlarge); node-a's 1500m pod needs a new node"],
+      [wide_pool] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [pod("web-a", "node-a", cpu="1500m"),
+         pod("web-b", "node-b", cpu="3", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.xlarge"],
+      {"1.6.4": (f"{K}@v1.6.4 pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go:40 MaxInstanceTypes = 60; "
+                 "pkg/controllers/disruption/helpers.go:119 SimulateScheduling calls scheduler.go:325 Results.TruncateInstanceTypes, "
+                 "whose InstanceTypes.Truncate keeps the 60 cheapest and fails minValues 70: node-a's pod cannot schedule, no command",
+                 {"commands": [],
+                  "nodes": {"node-a": {"action": "none", "reasonsInclude": ["PodsCannotReschedule"]}}}),
+       "1.7.0": (f"{K}@v1.7.0 pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go:41 MaxInstanceTypes = 600 (#2430): "
+                 "the 100 types satisfy minValues 70 and consolidation.go computeConsolidation replaces node-a with a cheaper one",
+                 {"commands": [{"decision": "replace", "candidates": ["node-a"]}],
+                  "nodes": {"node-a": {"action": "replace"}}})},
+      extra_types=SMALL)

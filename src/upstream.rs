@@ -81,6 +81,7 @@ pub const VALIDATE_PODS_DISRUPTABLE: Upstream =
 pub const IS_DO_NOT_DISRUPT_ACTIVE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsDoNotDisruptActive");
 pub const IS_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsReschedulable");
 pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.CanEvictPods");
+pub const PDB_IS_EVICTABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.isEvictable");
 pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");
 pub const RESCHEDULE_DISRUPTION_COST: Upstream =
     karpenter("pkg/controllers/disruption/types.go", "computeRescheduleDisruptionCost");
@@ -129,6 +130,10 @@ pub const CREATE_NODE_CLAIMS: Upstream =
 pub const POD_EVENTS: Upstream = karpenter("pkg/controllers/nodeclaim/podevents/controller.go", "Controller.Reconcile");
 pub const NEW_SCHEDULER: Upstream =
     karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.NewScheduler");
+pub const MAX_INSTANCE_TYPES: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go", "MaxInstanceTypes");
+pub const SCHEDULER_ADD_NEW: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.addToNewNodeClaim");
 pub const SCHEDULER_ADD_EXISTING: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.addToExistingNode");
 pub const EXISTING_NODE_CAN_ADD: Upstream =

@@ -44,8 +44,14 @@ impl Candidate<'_> {
         self.price.unwrap_or(0.0)
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        cost::is_empty(self.disruption_cost)
+    /// Empty for Emptiness: from v1.14.0 (#2962) no reschedulable pod with a positive eviction
+    /// cost; before, no reschedulable pod at all (karpenter v1.13.0 `emptiness.go ShouldDisrupt`).
+    pub(crate) fn is_empty(&self, rules: &crate::rules::RuleSet) -> bool {
+        if rules.has(crate::rules::Rule::EmptyByEvictionCost) {
+            cost::is_empty(self.disruption_cost)
+        } else {
+            self.reschedulable.is_empty()
+        }
     }
 
     pub(crate) fn savings_ratio(&self) -> f64 {

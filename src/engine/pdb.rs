@@ -60,6 +60,8 @@ pub struct Limits<'a> {
     status: Option<Arc<[u8]>>,
     /// Whether a duration-valued do-not-disrupt counts (from v1.12.0, #2874).
     durations: bool,
+    /// Whether several PDBs on one pod block it whatever they allow (from v1.7.0, #2379).
+    multiple_block: bool,
 }
 
 impl<'a> Limits<'a> {
@@ -74,13 +76,15 @@ impl<'a> Limits<'a> {
                 None => unindexed.entry(ns).or_default().push(i),
             }
         }
-        Limits { pdbs, by_label, unindexed, known: None, status: None, durations: true }
+        Limits { pdbs, by_label, unindexed, known: None, status: None, durations: true, multiple_block: true }
     }
 
     /// The same limits under `rules`: before v1.12.0 a duration-valued do-not-disrupt does not
-    /// keep a pod from eviction (#2874).
+    /// keep a pod from eviction (#2874); before v1.7.0 several PDBs on one pod are asked one by
+    /// one (#2379).
     pub(crate) fn with_rules(mut self, rules: &crate::rules::RuleSet) -> Self {
         self.durations = rules.has(crate::rules::Rule::DoNotDisruptDuration);
+        self.multiple_block = rules.has(crate::rules::Rule::MultiplePdbsBlock);
         self
     }
 
@@ -171,24 +175,35 @@ impl<'a> Limits<'a> {
             match table.pdbs_of(at) {
                 [] => return None,
                 [one] => &self.pdbs[*one],
-                _ => return Some(Block::MultiplePdbs(self.matching(pod))),
+                _ => return self.several(self.matching(pod), pod, blocker),
             }
         } else {
             let matching = self.matching(pod);
             match matching.len() {
                 0 => return None,
                 1 => matching[0],
-                _ => return Some(Block::MultiplePdbs(matching)),
+                _ => return self.several(matching, pod, blocker),
             }
         };
-        if unhealthy_exempt(one, pod) {
-            return None;
+        one_blocks(one, pod, blocker).then_some(Block::NoDisruptionsAllowed(one))
+    }
+
+    /// Several PDBs select the pod. From v1.7.0 (#2379) that alone blocks it: the eviction API
+    /// refuses such a pod. Before, `isEvictable` asked them in snapshot (list) order and the first
+    /// that decided won: an unhealthy-pod exemption let the pod go, a blocking one held it.
+    fn several(&self, matching: Vec<&'a PodDisruptionBudget>, pod: &Pod, blocker: Blocker) -> Option<Block<'a>> {
+        if self.multiple_block {
+            return Some(Block::MultiplePdbs(matching));
         }
-        let blocks = match blocker {
-            Blocker::ZeroDisruptions => one.status.disruptions_allowed == 0,
-            Blocker::FullyBlocking => is_fully_blocking(one),
-        };
-        blocks.then_some(Block::NoDisruptionsAllowed(one))
+        for pdb in matching {
+            if unhealthy_exempt(pdb, pod) {
+                return None;
+            }
+            if one_blocks(pdb, pod, blocker) {
+                return Some(Block::NoDisruptionsAllowed(pdb));
+            }
+        }
+        None
     }
 
     /// Whether the simulation must find the pod a place: reschedulable, not do-not-disrupt,
@@ -208,6 +223,15 @@ enum Blocker {
     ZeroDisruptions,
     /// [`is_fully_blocking`]: which pods the simulation moves (`isFullyBlocked`).
     FullyBlocking,
+}
+
+/// Whether one PDB holds the pod: not exempt as unhealthy, and blocking as `blocker` asks.
+fn one_blocks(pdb: &PodDisruptionBudget, pod: &Pod, blocker: Blocker) -> bool {
+    !unhealthy_exempt(pdb, pod)
+        && match blocker {
+            Blocker::ZeroDisruptions => pdb.status.disruptions_allowed == 0,
+            Blocker::FullyBlocking => is_fully_blocking(pdb),
+        }
 }
 
 /// `unhealthyPodEvictionPolicy: AlwaysAllow` lets a not-Ready pod go whatever the budget.
@@ -312,6 +336,21 @@ mod tests {
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0].message(), "pdb prevents pod evictions (PodDisruptionBudget=[ns/a])");
         assert!(matches!(&blocks[1], EvictionBlock::MultiplePdbs { pdbs, .. } if pdbs.len() == 2));
+    }
+
+    #[test]
+    fn before_v1_7_several_pdbs_are_asked_in_turn() {
+        // karpenter v1.6.4 pkg/utils/pdb/pdb.go isEvictable: the first matching PDB that blocks
+        // decides; v1.7.0 (#2379) refuses any pod under more than one.
+        let rules = crate::rules::RuleSet::at(crate::rules::CoreVersion::new(1, 6, 4));
+        let allowing = [pdb("b", "api", 1), pdb("c", "api", 1)];
+        let api = pod("x", "api");
+        assert!(Limits::new(&allowing).with_rules(&rules).can_evict_pods(&[&api], now()).is_empty());
+        assert_eq!(Limits::new(&allowing).can_evict_pods(&[&api], now()).len(), 1, "v1.14 blocks");
+        let one_at_zero = [pdb("b", "api", 1), pdb("c", "api", 0)];
+        let blocks = Limits::new(&one_at_zero).with_rules(&rules).can_evict_pods(&[&api], now());
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].message(), "pdb prevents pod evictions (PodDisruptionBudget=[ns/c])");
     }
 
     #[test]

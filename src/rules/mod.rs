@@ -8,6 +8,7 @@
 //! `SnapshotInfo::rules`, and read by the engine where a rule differs: one engine, a branch per
 //! rule. Pure.
 
+pub(crate) mod crd;
 pub(crate) mod select;
 pub mod version;
 
@@ -31,6 +32,25 @@ pub enum Rule {
     /// Candidates are tried by savings ratio, highest first; before, by disruption cost,
     /// lowest first.
     CandidateOrderSavingsRatio,
+    /// A pod selected by more than one PDB cannot be evicted, whatever they allow; before, each
+    /// PDB was asked in turn and two that allow a disruption let the pod go.
+    MultiplePdbsBlock,
+    /// `limits.nodes` counts in the simulation: a NodePool with no node left opens no NodeClaim;
+    /// before, the `nodes` key had no effect there.
+    NodeLimits,
+    /// Drift no longer takes empty drifted nodes in one batch command; before, it deleted every
+    /// empty one the budget allowed, with no simulation.
+    DriftUnbatchesEmpties,
+    /// Drift tries empty drifted nodes first, one per command; before (with the rule above),
+    /// Drift skipped them and left them to Emptiness.
+    DriftEmptiesFirst,
+    /// "Empty" means no reschedulable pod with a positive eviction cost, and consolidation
+    /// leaves empty nodes to Emptiness; before, "empty" meant no reschedulable pod at all and
+    /// consolidation took empty nodes too.
+    EmptyByEvictionCost,
+    /// A new NodeClaim keeps its 600 cheapest instance types; before, 60 (minValues is checked
+    /// on what is kept).
+    MaxInstanceTypes600,
 }
 
 /// One row of the table.
@@ -76,7 +96,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 4] = [
+pub const RULES: [RuleRow; 10] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -112,6 +132,60 @@ pub const RULES: [RuleRow; 4] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "candidates were tried by disruption cost, lowest first",
+    },
+    RuleRow {
+        rule: Rule::MultiplePdbsBlock,
+        field: "multiplePdbsBlock",
+        pr: 2379,
+        upstream: upstream::PDB_IS_EVICTABLE,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a pod under several PDBs was blocked only by one that allowed no disruption",
+    },
+    RuleRow {
+        rule: Rule::NodeLimits,
+        field: "nodeLimits",
+        pr: 2526,
+        upstream: upstream::SCHEDULER_ADD_NEW,
+        since: v(1, 11, 0),
+        backported_to: &[],
+        before: "a NodePool's limits.nodes did not limit the simulation",
+    },
+    RuleRow {
+        rule: Rule::DriftUnbatchesEmpties,
+        field: "driftUnbatchesEmpties",
+        pr: 2180,
+        upstream: upstream::DRIFT_COMPUTE,
+        since: v(1, 5, 0),
+        backported_to: &[],
+        before: "Drift deleted every empty drifted node the budget allowed in one command",
+    },
+    RuleRow {
+        rule: Rule::DriftEmptiesFirst,
+        field: "driftEmptiesFirst",
+        pr: 2423,
+        upstream: upstream::DRIFT_COMPUTE,
+        since: v(1, 7, 0),
+        backported_to: &[v(1, 5, 4), v(1, 6, 2)],
+        before: "Drift skipped empty drifted nodes and left them to Emptiness",
+    },
+    RuleRow {
+        rule: Rule::EmptyByEvictionCost,
+        field: "emptyByEvictionCost",
+        pr: 2962,
+        upstream: upstream::IS_EMPTY,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a node was empty only with no reschedulable pod, and consolidation took empty nodes too",
+    },
+    RuleRow {
+        rule: Rule::MaxInstanceTypes600,
+        field: "maxInstanceTypes",
+        pr: 2430,
+        upstream: upstream::MAX_INSTANCE_TYPES,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a new NodeClaim kept its 60 cheapest instance types",
     },
 ];
 
@@ -221,8 +295,29 @@ mod tests {
         let v113 = RuleSet::at(v(1, 13, 2));
         assert!(!v113.has(Rule::DestinationConsolidateAfter) && !v113.has(Rule::CandidateOrderSavingsRatio));
         let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
-        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder"]);
+        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder", "emptyByEvictionCost"]);
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
+    }
+
+    #[test]
+    fn the_drift_empties_rules_follow_their_patch_lines() {
+        let drift = |major, minor, patch| {
+            let r = RuleSet::at(v(major, minor, patch));
+            (r.has(Rule::DriftUnbatchesEmpties), r.has(Rule::DriftEmptiesFirst))
+        };
+        assert_eq!(drift(1, 4, 2), (false, false), "batch");
+        assert_eq!(drift(1, 5, 0), (true, false), "skip");
+        assert_eq!(drift(1, 5, 3), (true, false), "skip");
+        assert_eq!(drift(1, 5, 4), (true, true), "#2450 backport");
+        assert_eq!(drift(1, 6, 1), (true, false), "the 1.6 line got it at 1.6.2");
+        assert_eq!(drift(1, 6, 2), (true, true), "#2459 backport");
+        assert_eq!(drift(1, 7, 0), (true, true));
+        assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::MultiplePdbsBlock));
+        assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MultiplePdbsBlock));
+        assert!(!RuleSet::at(v(1, 10, 1)).has(Rule::NodeLimits));
+        assert!(RuleSet::at(v(1, 11, 0)).has(Rule::NodeLimits));
+        assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::MaxInstanceTypes600));
+        assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MaxInstanceTypes600));
     }
 
     #[test]

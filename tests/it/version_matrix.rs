@@ -154,3 +154,27 @@ fn a_version_below_v1_is_refused_with_a_diagnostic() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("older than v1.0.0") && stderr.contains("input::karpenter_version"), "{stderr}");
 }
+
+#[test]
+fn an_object_the_version_s_crds_cannot_hold_is_warned_about() {
+    let run = |version: &str| {
+        let output = support::bin()
+            .args([
+                "--snapshot",
+                &support::scenario_arg("seed-balanced-rejects-40pct-savings"),
+                "--karpenter-version",
+                version,
+                "plan",
+            ])
+            .output()
+            .expect("run");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let old = run("1.13.2");
+    assert!(
+        old.contains("consolidationPolicy: Balanced is not in the Karpenter v1.13.2 CRD (from v1.14.0)"),
+        "karpenter v1.13.2 pkg/apis/crds/karpenter.sh_nodepools.yaml: enum WhenEmpty, WhenEmptyOrUnderutilized\n{old}"
+    );
+    assert!(!run("1.14.0").contains("is not in the Karpenter"), "v1.14.0's CRD has Balanced");
+}

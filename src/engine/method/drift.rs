@@ -11,6 +11,7 @@ use crate::engine::nodepool::DisruptionReason;
 use crate::engine::scheduling::{self, Options};
 use crate::engine::state::Cluster;
 use crate::reason::{Code, Reason};
+use crate::rules::Rule;
 use crate::snapshot::{condition, is_true};
 use crate::upstream;
 
@@ -34,8 +35,31 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
             .and_then(|cond| cond.last_transition_time)
     };
     candidates.sort_by(|a, b| drifted_at(a).cmp(&drifted_at(b)).then_with(|| a.name.cmp(&b.name)));
-    candidates.sort_by_key(|c| !c.reschedulable.is_empty());
-    let mut outcome = Outcome::default();
+    let rules = ctx.cluster.rules();
+    let mut skipped: std::collections::BTreeMap<usize, Vec<Reason>> = std::collections::BTreeMap::new();
+    if !rules.has(Rule::DriftUnbatchesEmpties) {
+        if let Some(batch) = empty_batch(ctx, &candidates) {
+            return batch;
+        }
+    } else if rules.has(Rule::DriftEmptiesFirst) {
+        candidates.sort_by_key(|c| !c.reschedulable.is_empty());
+    } else {
+        // v1.5.0–v1.5.3 and v1.6.0–v1.6.1 (#2180, before #2423): empty drifted nodes are left
+        // to Emptiness, which never takes them in a pool with `consolidateAfter: Never`.
+        let (empty, with_pods): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|c| c.reschedulable.is_empty());
+        candidates = with_pods;
+        let why = rules.cite_if_inactive(Rule::DriftEmptiesFirst).unwrap_or_default();
+        for c in empty {
+            skipped.entry(c.index).or_default().push(
+                Reason::new(
+                    Code::WaitingForOtherMethod,
+                    format!("Drift leaves an empty drifted node to Emptiness; taking it first is {why}"),
+                )
+                .at(upstream::DRIFT_COMPUTE),
+            );
+        }
+    }
+    let mut outcome = Outcome { skipped, ..Outcome::default() };
     for c in candidates {
         if ctx.remaining(c, DisruptionReason::Drifted) <= 0 {
             outcome.skipped.entry(c.index).or_default().push(Reason::new(
@@ -93,6 +117,46 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
         break;
     }
     outcome
+}
+
+/// Before v1.5.0 (#2180): every empty drifted node (no reschedulable pod) the pool's budget
+/// allows, oldest drift first, in one delete command with no simulation; `None` when there is
+/// none, and Drift then simulates the non-empty ones one at a time.
+///
+/// Mirrors karpenter v1.4.2 `pkg/controllers/disruption/drift.go` `Drift.ComputeCommand`.
+fn empty_batch(ctx: &Context<'_, '_>, sorted: &[&Candidate<'_>]) -> Option<Outcome> {
+    let mut left: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
+    let mut taken = Vec::new();
+    for c in sorted.iter().filter(|c| c.reschedulable.is_empty()) {
+        let pool = c.pool.map_or("", |p| p.metadata.name.as_str());
+        let budget = left.entry(pool).or_insert_with(|| ctx.remaining(c, DisruptionReason::Drifted));
+        if *budget > 0 {
+            *budget -= 1;
+            taken.push(c.index);
+        }
+    }
+    if taken.is_empty() {
+        return None;
+    }
+    let finding = Reason::new(
+        Code::Drifted,
+        format!(
+            "delete: empty, no simulation; {}",
+            ctx.cluster.rules().cite_if_inactive(Rule::DriftUnbatchesEmpties).unwrap_or_default()
+        ),
+    )
+    .at(upstream::DRIFT_COMPUTE);
+    let mut outcome = Outcome::default();
+    outcome.commands.push(Command {
+        method: Method::Drift,
+        decision: Decision::Delete,
+        candidates: taken,
+        replacements: Vec::new(),
+        savings: 0.0,
+        results: scheduling::Results::default(),
+        findings: vec![finding],
+    });
+    Some(outcome)
 }
 
 /// StaticDrift: per static pool, replace up to its budget of drifted nodes from the template.

@@ -14,7 +14,7 @@ use crate::upstream;
 
 /// Mirrors [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
 pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
-    c.passes(false) && c.is_empty() && consolidatable_blockers(c, ctx.cluster, true).is_empty()
+    c.passes(false) && c.is_empty(ctx.cluster.rules()) && consolidatable_blockers(c, ctx.cluster, true).is_empty()
 }
 
 /// Mirrors [`crate::upstream::EMPTINESS_COMPUTE`].

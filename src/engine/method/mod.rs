@@ -145,13 +145,16 @@ impl<'a> Context<'_, 'a> {
         c.pool.and_then(|p| self.budgets.get(&p.metadata.name)).map_or(0, |b| b.remaining(reason))
     }
 
-    /// Candidates accepted by Multi/Single's `ShouldDisrupt`.
+    /// Candidates accepted by Multi/Single's `ShouldDisrupt`. From v1.14.0 (#2962) it leaves
+    /// empty candidates to Emptiness; before, v1.13.0 `consolidation.go ShouldDisrupt` took them.
     pub(crate) fn consolidation_candidates(&self) -> Vec<&Candidate<'a>> {
+        let rules = self.cluster.rules();
+        let rejects_empty = rules.has(crate::rules::Rule::EmptyByEvictionCost);
         self.candidates
             .iter()
             .filter(|c| {
                 c.passes(false)
-                    && !c.is_empty()
+                    && !(rejects_empty && c.is_empty(rules))
                     && c.pool.is_some_and(|p| ConsolidationPolicy::of(p) != ConsolidationPolicy::WhenEmpty)
                     && consolidatable_blockers(c, self.cluster, false).is_empty()
             })

@@ -79,7 +79,19 @@ impl Results {
 /// How many instance types a NodeClaim keeps (`scheduling.MaxInstanceTypes`).
 pub(in crate::engine) const MAX_INSTANCE_TYPES: usize = 600;
 
-/// The cheapest [`MAX_INSTANCE_TYPES`] of a claim's types under its final requirements; an
+/// What it was before v1.7.0 (#2430; karpenter v1.6.4 `nodeclaimtemplate.go:40`).
+const MAX_INSTANCE_TYPES_BEFORE_1_7: usize = 60;
+
+/// `MaxInstanceTypes` under `rules`.
+pub(in crate::engine) fn max_instance_types(rules: &crate::rules::RuleSet) -> usize {
+    if rules.has(crate::rules::Rule::MaxInstanceTypes600) {
+        MAX_INSTANCE_TYPES
+    } else {
+        MAX_INSTANCE_TYPES_BEFORE_1_7
+    }
+}
+
+/// The cheapest `max` (see [`max_instance_types`]) of a claim's types under its final requirements; an
 /// error when they no longer satisfy minValues and the policy is `Strict`. `types` come cheapest
 /// first unless `resort`.
 ///
@@ -91,12 +103,13 @@ pub(crate) fn truncate_instance_types<'a>(
     min_values: &MinValues,
     best_effort: bool,
     resort: bool,
+    max: usize,
 ) -> Result<Vec<&'a InstanceType>, String> {
     let mut truncated = types.to_vec();
     if resort {
         sort_by_cheapest(&mut truncated, requirements);
     }
-    truncated.truncate(MAX_INSTANCE_TYPES);
+    truncated.truncate(max);
     if !best_effort {
         min_values.satisfied_by(&truncated).map_err(|e| format!("validating minValues, {e}"))?;
     }

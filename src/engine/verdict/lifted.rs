@@ -31,7 +31,7 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
         return no_reason(vec![]);
     }
     let mut findings = classify(ctx, c);
-    if c.is_empty() {
+    if c.is_empty(cluster.rules()) {
         return Lifted { reason: Some(DisruptionReason::Empty), findings, results: None };
     }
     if drift::is_drifted(cluster, c) {
@@ -79,7 +79,24 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
 /// What the node is, before any method decides: empty by cost or not, drifted or not.
 pub(super) fn classify(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Vec<Reason> {
     let mut out = Vec::new();
-    if c.is_empty() {
+    let rules = ctx.cluster.rules();
+    let empty = c.is_empty(rules);
+    if let Some(older) = rules.cite_if_inactive(crate::rules::Rule::EmptyByEvictionCost) {
+        // Before v1.14.0 the pod count decides, whatever the pods' eviction costs; the rule is
+        // cited only where the two definitions disagree.
+        let (code, text) = if empty {
+            (Code::Empty, "no reschedulable pod".to_owned())
+        } else {
+            (Code::NotEmpty, format!("{} reschedulable pod(s)", c.reschedulable.len()))
+        };
+        let disagree = empty != crate::engine::cost::is_empty(c.disruption_cost);
+        let text = if disagree {
+            format!("{text}, disruption cost {:.2}: empty by eviction cost is {older}", c.disruption_cost)
+        } else {
+            text
+        };
+        out.push(Reason::new(code, text));
+    } else if empty {
         out.push(Reason::new(
             Code::Empty,
             format!("no pod with a positive eviction cost (disruption cost {:.2} <= 1.0)", c.disruption_cost),
@@ -97,7 +114,7 @@ pub(super) fn classify(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Vec<Reason> 
             .and_then(|d| d.reason.clone())
             .unwrap_or_default();
         out.push(Reason::new(Code::Drifted, format!("NodeClaim condition Drifted=True {why}").trim_end().to_owned()));
-    } else if !c.is_empty() {
+    } else if !empty {
         out.push(Reason::new(Code::NotDrifted, "NodeClaim has no Drifted=True condition"));
     }
     out

@@ -3,7 +3,7 @@
 //! Mirrors karpenter `nodeclaim.go` (`FinalizeScheduling`) and `scheduler.go`
 //! (`Results.TruncateInstanceTypes`).
 
-use super::super::results::{truncate_instance_types, Destination};
+use super::super::results::{max_instance_types, truncate_instance_types, Destination};
 use super::Simulation;
 
 impl Simulation<'_, '_, '_> {
@@ -12,6 +12,7 @@ impl Simulation<'_, '_, '_> {
     /// and its pods fail with upstream's error.
     pub(super) fn finalize(&mut self) {
         let best_effort = self.world.settings.min_values_best_effort;
+        let max = max_instance_types(self.world.cluster.rules());
         let mut kept: Vec<Option<usize>> = Vec::with_capacity(self.claims.len());
         let mut new_claims = Vec::new();
         let mut dropped: Vec<Option<String>> = Vec::with_capacity(self.claims.len());
@@ -26,6 +27,7 @@ impl Simulation<'_, '_, '_> {
                 &claim.template.min_values,
                 best_effort,
                 resort,
+                max,
             ) {
                 Ok(types) => {
                     let mut out = std::mem::take(&mut self.results.new_claims[i]);

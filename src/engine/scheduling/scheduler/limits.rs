@@ -12,7 +12,13 @@ use crate::snapshot::{InstanceType, Resources};
 /// `scheduler.go calculateExistingNodeClaims`/`updateRemainingResources`: each pool's limits
 /// less the capacity (and one `nodes`) of every node that stays, i.e. neither a candidate nor
 /// marked for deletion. Resources may go negative, as `resources.Subtract` lets them.
+///
+/// Before v1.11.0 (#2526) a `nodes` key is left out: no state node held `nodes` capacity and
+/// `addToNewNodeClaim` had no node check, so the key never refused a NodeClaim (karpenter
+/// v1.10.1 `scheduler.go filterByRemainingResources` compares it with an instance type's
+/// capacity, which has no `nodes`).
 pub(super) fn remaining_limits(world: &World<'_, '_>, excluded: &[usize]) -> BTreeMap<String, Resources> {
+    let node_limits = world.cluster.rules().has(crate::rules::Rule::NodeLimits);
     let mut out: BTreeMap<String, Resources> = BTreeMap::new();
     for pool in world.cluster.pools.values().filter(|p| !p.spec.limits.is_empty()) {
         let name = pool.metadata.name.as_str();
@@ -21,6 +27,7 @@ pub(super) fn remaining_limits(world: &World<'_, '_>, excluded: &[usize]) -> BTr
             .spec
             .limits
             .iter()
+            .filter(|(k, _)| node_limits || k.as_str() != "nodes")
             .map(|(k, limit)| (k.clone(), limit.minus(used.and_then(|u| u.get(k)).copied().unwrap_or_default())))
             .collect();
         out.insert(name.to_owned(), left);
