@@ -17,6 +17,12 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
             .ok_or_else(|| not_found(Kind::Node, &name, replay.nodes.iter().map(|n| n.name.as_str())))?;
     explanation.looked_up = looked_up;
     explanation.placements = report::placement::views(ctx.placements);
+    // Fixes for the workloads on this node that the round itself harms (none when it keeps it).
+    let on_node: std::collections::BTreeSet<String> = explanation.impact.iter().map(|w| w.workload.clone()).collect();
+    let fixes = crate::prescription::for_round(snapshot, &replay.commands, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
+        on_node.contains(w)
+    });
+    report::prescription::attach(&mut explanation.impact, &fixes);
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
         explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();

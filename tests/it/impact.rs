@@ -163,3 +163,45 @@ fn what_would_change_a_blocked_node_is_replayed_with_its_savings() {
     let acting = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
     assert!(acting.get("whatWouldChange").is_none(), "an Underutilized node has nothing to unlock");
 }
+
+/// The fixes under app-b and app-c in `plan --demo` (issue 36's "done means"): each one the
+/// replay verified, with its cost and its command, and replaying its `--set` agrees.
+#[test]
+fn plan_offers_fixes_whose_what_if_replay_agrees() {
+    let doc = json(&["--demo", "plan", "-o", "json"]);
+    for workload in ["Deployment/tenant-a/app-b", "Deployment/tenant-a/app-c"] {
+        let w = doc["impact"].as_array().unwrap().iter().find(|w| w["workload"] == workload).expect("harmed");
+        let fixes = w["prescription"]["fixes"].as_array().expect("fixes");
+        assert!(!fixes.is_empty(), "{workload} has a fix");
+        for fix in fixes {
+            assert_eq!(fix["protects"][0], workload);
+            assert!(fix["commands"][0].as_str().unwrap().starts_with("kubectl "), "{fix}");
+            assert!(fix["savingsLostPerMonth"].as_f64().is_some());
+            let mut args = vec!["--demo", "plan", "-o", "json"];
+            for set in fix["whatIf"].as_array().unwrap() {
+                args.extend(["--set", set.as_str().unwrap()]);
+            }
+            let fixed = json(&args);
+            let still: Vec<_> = zero_ready(&fixed["impact"]).into_iter().map(|(w, _, _)| w).collect();
+            assert!(!still.iter().any(|w| w == workload), "{args:?} still sends {workload} to zero: {still:?}");
+            let lost = doc["summary"]["savings"].as_f64().unwrap() - fixed["summary"]["savings"].as_f64().unwrap();
+            assert!((lost - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4, "{args:?}: lost {lost}, fix says {fix}");
+        }
+    }
+    bin()
+        .args(["--demo", "plan"])
+        .assert()
+        .success()
+        .stdout(contains("fix PDB tenant-a/app-b minAvailable: 1: protects Deployment/tenant-a/app-b"))
+        .stdout(contains("kubectl annotate pod app-b-7c9d-x1 -n tenant-a karpenter.sh/do-not-disrupt=true"))
+        .stdout(contains("replayed with: --set pdb/tenant-a/app-b.minAvailable=1"));
+}
+
+#[test]
+fn explain_prescribes_only_what_the_round_harms() {
+    let doc = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
+    assert!(doc["impact"][0]["prescription"]["fixes"].as_array().is_some_and(|f| !f.is_empty()));
+    // node-0 is kept this round: its workload's impact is hypothetical, so nothing is replayed.
+    let kept = json(&["--demo", "explain", "node/node-0", "-o", "json"]);
+    assert!(kept["impact"][0].get("prescription").is_none(), "{}", kept["impact"][0]);
+}
