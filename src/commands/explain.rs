@@ -22,7 +22,7 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
     let fixes = crate::prescription::for_round(snapshot, &replay.commands, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
         on_node.contains(w)
     });
-    report::prescription::attach(&mut explanation.impact, &fixes);
+    report::impact::attach_prescriptions(&mut explanation.impact, &fixes);
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
         explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();

@@ -13,7 +13,7 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot) -> Result<Outcome, Fai
     let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, pod_startup);
     plan.placements = report::placement::views(ctx.placements);
     let fixes = crate::prescription::for_round(snapshot, &replay.commands, ctx.now, pod_startup, &|_| true);
-    report::prescription::attach(&mut plan.impact, &fixes);
+    report::impact::attach_prescriptions(&mut plan.impact, &fixes);
     sort_nodes(&mut plan.nodes, ctx.cli.output.sort_by);
     if let Some(s) = selected {
         plan.nodes.retain(|n| s.nodes.contains(&n.name));

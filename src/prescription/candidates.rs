@@ -53,6 +53,25 @@ pub(crate) fn for_workload(
     out
 }
 
+/// The replicas fix of every workload in `harmed` at once, when two or more have one: spreading
+/// one workload rolls its pods off the node the round deletes, and the room they leave can let
+/// the round take another node (and the single replica there) instead; spreading them all can
+/// leave that node with nothing to move (the demo: node-x goes empty).
+pub(crate) fn replicas_together(snapshot: &Snapshot, harmed: &[Harmed]) -> Option<Candidate> {
+    let each: Vec<(String, Candidate)> =
+        harmed.iter().filter_map(|h| Some((h.name.clone(), replicas(snapshot, h)?))).collect();
+    if each.len() < 2 {
+        return None;
+    }
+    let names: Vec<&str> = each.iter().map(|(name, _)| name.as_str()).collect();
+    Some(Candidate {
+        kind: FixKind::Replicas,
+        change: format!("{} each at 2 replicas spread over kubernetes.io/hostname, together", names.join(" and ")),
+        what_if: each.iter().flat_map(|(_, c)| c.what_if.clone()).collect(),
+        commands: each.iter().flat_map(|(_, c)| c.commands.clone()).collect(),
+    })
+}
+
 fn scalable(kind: &str) -> Option<&'static str> {
     match kind {
         "Deployment" => Some("deployment"),

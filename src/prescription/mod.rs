@@ -222,7 +222,7 @@ pub(crate) struct Prescription {
 /// The fixes of every harmed workload in `harmed` (most severe first), judged by `judge`
 /// against `baseline` (the unfixed replay of `snapshot`). Each fix's what-ifs are applied as
 /// `--set` applies them at `now`, new pods included: the replicas a fix adds are placed by the
-/// provisioner (`prepare::apply_what_ifs`), so the replay sees where they would run.
+/// provisioner ([`apply_what_ifs`]), so the replay sees where they would run.
 pub(crate) fn prescribe(
     snapshot: &Snapshot,
     judge: &dyn Judge,
@@ -232,6 +232,8 @@ pub(crate) fn prescribe(
 ) -> Vec<Prescription> {
     let mut replays: BTreeMap<Vec<String>, Result<Outcome, String>> = BTreeMap::new();
     let mut out = Vec::new();
+    let prescribed = &harmed[..harmed.len().min(MAX_WORKLOADS)];
+    let together = candidates::replicas_together(snapshot, prescribed);
     for (i, h) in harmed.iter().enumerate() {
         let mut p = Prescription { workload: h.workload.clone(), ..Prescription::default() };
         if i >= MAX_WORKLOADS {
@@ -239,14 +241,21 @@ pub(crate) fn prescribe(
             out.push(p);
             continue;
         }
-        for c in candidates::for_workload(snapshot, h, &baseline.disrupted) {
+        let mut tried = candidates::for_workload(snapshot, h, &baseline.disrupted);
+        // The replicas fix of all the harmed workloads at once, after this one's own: replayed
+        // once, listed under each workload it is for.
+        let own = tried.iter().position(|c| c.kind == FixKind::Replicas);
+        if let (Some(at), Some(t)) = (own, &together) {
+            tried.insert(at + 1, t.clone());
+        }
+        for c in tried {
             if !replays.contains_key(&c.what_if) {
                 if replays.len() >= MAX_REPLAYS {
                     p.not_replayed = Some(format!("the {MAX_REPLAYS} replays a report spends on fixes are spent"));
                     break;
                 }
                 let mut fixed = snapshot.clone();
-                let outcome = crate::prepare::apply_what_ifs(&mut fixed, &c.what_if, now).map(|_| judge.judge(&fixed));
+                let outcome = apply_what_ifs(&mut fixed, &c.what_if, now).map(|()| judge.judge(&fixed));
                 replays.insert(c.what_if.clone(), outcome);
             }
             match &replays[&c.what_if] {
@@ -266,6 +275,12 @@ pub(crate) fn prescribe(
         out.push(p);
     }
     out
+}
+
+/// `what_if` applied as `--set` applies it (`prepare::apply_what_ifs`): the overrides
+/// (`whatif.rs`), then the pods they add placed at `now` (`engine/provisioner.rs`).
+pub(crate) fn apply_what_ifs(snapshot: &mut Snapshot, what_if: &[String], now: jiff::Timestamp) -> Result<(), String> {
+    crate::engine::provisioner::apply_and_place(snapshot, now, |s| crate::whatif::apply(s, what_if)).map(|_| ())
 }
 
 /// Whether the replay `after` helps `h`: it is no longer harmed and no one newly is.

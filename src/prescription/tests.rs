@@ -98,8 +98,8 @@ fn a_fix_shared_by_two_workloads_is_replayed_once() {
     let counting = Counting(&round, std::cell::Cell::new(0));
     let p = prescribe(&s, &counting, &baseline, &harmed, crate::testing::now());
     let tried: usize = p.iter().map(|w| w.fixes.len() + w.rejected.len()).sum();
-    // app-b and app-c share node-x's NodePool fix.
-    assert_eq!(counting.1.get(), tried - 1);
+    // app-b and app-c share node-x's NodePool fix and their replicas fix together.
+    assert_eq!(counting.1.get(), tried - 2);
     assert!(counting.1.get() <= MAX_REPLAYS);
 }
 
@@ -143,29 +143,53 @@ fn over_the_cap_a_workload_is_listed_as_not_replayed() {
     assert!(p[MAX_WORKLOADS].fixes.is_empty());
 }
 
-/// Two replicas spread over hostnames protect app-b without pinning node-x: the new replica is
-/// placed by the provisioner (karpenter `pkg/controllers/provisioning/provisioner.go`
-/// `Schedule`, `engine/provisioner.rs`) on another node, so the round still deletes node-x
-/// and app-b keeps a ready replica.
+/// Two replicas spread over hostnames protect app-b without pinning node-x, once app-c gets the
+/// same: the template patch rolls each pod off node-x (placed by the provisioner, karpenter
+/// `pkg/controllers/provisioning/provisioner.go` `Schedule`, `engine/provisioner.rs`), node-x is
+/// left empty and goes by Emptiness for the same savings (karpenter
+/// `pkg/controllers/disruption/emptiness.go`). app-b's alone is not offered: the room its
+/// rolled pod leaves on node-x lets the round delete node-2 instead, and batch-2, one replica
+/// there, goes to zero.
 #[test]
 fn two_replicas_spread_protect_app_b_without_pinning() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
     let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now());
-    let fix = fix_of(&p[0], FixKind::Replicas).expect("the replicas fix verifies");
-    assert_eq!(fix.what_if, ["deployment/tenant-a/app-b.spread=hostname", "deployment/tenant-a/app-b.replicas=2"]);
-    assert_eq!(fix.protects, [APP_B], "app-c still loses its one replica");
+    let fix = &p[0].fixes[0];
+    assert_eq!(fix.kind, FixKind::Replicas, "the cheapest fix comes first: {:?}", p[0].fixes);
+    assert_eq!(
+        fix.what_if,
+        [
+            "deployment/tenant-a/app-b.spread=hostname",
+            "deployment/tenant-a/app-b.replicas=2",
+            "deployment/tenant-a/app-c.spread=hostname",
+            "deployment/tenant-a/app-c.replicas=2"
+        ]
+    );
+    assert_eq!(fix.protects, [APP_B, APP_C]);
     assert!(fix.nodes_pinned.is_empty(), "{:?}", fix.nodes_pinned);
     assert!(fix.savings_lost.abs() < 1e-9, "{}", fix.savings_lost);
-    assert_eq!(p[0].fixes[0].kind, FixKind::Replicas, "the cheapest fix comes first");
+    let alone = p[0].rejected.iter().find(|r| r.kind == FixKind::Replicas).expect("app-b's alone is tried");
+    assert_eq!(alone.what_if, ["deployment/tenant-a/app-b.spread=hostname", "deployment/tenant-a/app-b.replicas=2"]);
+    assert!(alone.why.contains("Deployment/tenant-a/batch-2"), "{}", alone.why);
+    assert_eq!(p[1].fixes[0].what_if, fix.what_if, "the same fix heads app-c's list");
     let mut fixed = s.clone();
-    let placed = crate::prepare::apply_what_ifs(&mut fixed, &fix.what_if, crate::testing::now()).expect("applies");
-    assert_eq!(placed.placements.len(), 1);
-    assert!(
-        matches!(&placed.placements[0].to, crate::engine::provisioner::Placed::Existing { node, .. } if node != "node-x"),
-        "{:?}",
-        placed.placements
-    );
+    let nodes: Vec<String> = placements_of(&mut fixed, &fix.what_if)
+        .iter()
+        .map(|p| match &p.to {
+            crate::engine::provisioner::Placed::Existing { node, .. } => node.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(nodes.len(), 4, "two rolled pods and two copies: {nodes:?}");
+    assert!(!nodes.iter().any(|n| n == "node-x"), "{nodes:?}");
+}
+
+/// Where the pods `what_if` adds go, as `--set` places them.
+fn placements_of(snapshot: &mut Snapshot, what_if: &[String]) -> Vec<crate::engine::provisioner::Placement> {
+    crate::engine::provisioner::apply_and_place(snapshot, crate::testing::now(), |s| crate::whatif::apply(s, what_if))
+        .expect("applies")
+        .1
 }
 
 /// The demo with node-x renamed `a-node-x`: the node the round deletes now sorts before every
@@ -178,9 +202,7 @@ fn demo_candidate_first() -> Snapshot {
 fn placed_on(snapshot: &Snapshot, what_if: &[&str]) -> Vec<String> {
     let mut fixed = snapshot.clone();
     let what_if: Vec<String> = what_if.iter().map(|s| (*s).to_owned()).collect();
-    let placed = crate::prepare::apply_what_ifs(&mut fixed, &what_if, crate::testing::now()).expect("applies");
-    placed
-        .placements
+    placements_of(&mut fixed, &what_if)
         .iter()
         .map(|p| match &p.to {
             crate::engine::provisioner::Placed::Existing { node, .. } => node.clone(),
@@ -191,20 +213,16 @@ fn placed_on(snapshot: &Snapshot, what_if: &[&str]) -> Vec<String> {
 
 /// Why the spread is part of the fix: a second replica alone lands, first fit, beside the first
 /// on the node the round deletes; with the `ScheduleAnyway` hostname spread the scheduler keeps
-/// it off that node (honoured until relaxed, karpenter
-/// `pkg/controllers/provisioning/scheduling/preferences.go` `Relax`), and the fix still verifies
-/// without pinning it.
+/// the two apart (honoured until relaxed, karpenter
+/// `pkg/controllers/provisioning/scheduling/preferences.go` `Relax`), so one node's deletion
+/// takes one of them.
 #[test]
 fn the_spread_is_what_keeps_the_new_replica_off_the_deleted_node() {
     let s = demo_candidate_first();
-    let (baseline, harmed) = unfixed(&s);
+    let (baseline, _) = unfixed(&s);
     assert_eq!(baseline.disrupted.keys().collect::<Vec<_>>(), ["a-node-x"]);
     assert_eq!(placed_on(&s, &["deployment/tenant-a/app-b.replicas=2"]), ["a-node-x"], "first fit, no spread");
     let spread = placed_on(&s, &["deployment/tenant-a/app-b.spread=hostname", "deployment/tenant-a/app-b.replicas=2"]);
-    assert_eq!(spread.len(), 1);
-    assert_ne!(spread[0], "a-node-x", "the spread keeps it off");
-    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now());
-    let fix = fix_of(&p[0], FixKind::Replicas).expect("the replicas fix verifies");
-    assert_eq!(fix.protects[0], APP_B);
-    assert!(fix.nodes_pinned.is_empty(), "{:?}", fix.nodes_pinned);
+    assert_eq!(spread.len(), 2, "the rolled pod and its copy: {spread:?}");
+    assert_ne!(spread[0], spread[1], "the spread keeps them apart: {spread:?}");
 }

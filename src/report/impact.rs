@@ -102,3 +102,14 @@ pub(crate) fn of(
 ) -> Vec<ImpactView> {
     crate::audit::impact::impact(snapshot, nodes, pod_startup).iter().map(ImpactView::from).collect()
 }
+
+/// Each harmed workload's fixes onto its impact view (the prescription engine's answer,
+/// `prescription/mod.rs`, projected by `report/prescription.rs`).
+pub(crate) fn attach_prescriptions(impact: &mut [ImpactView], prescriptions: &[crate::prescription::Prescription]) {
+    for view in impact {
+        view.prescription = prescriptions
+            .iter()
+            .find(|p| p.workload == view.workload)
+            .map(super::prescription::PrescriptionView::from);
+    }
+}

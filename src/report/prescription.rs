@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::prescription::{Fix, Prescription, Rejected};
 
-use super::plan_summary::HOURS_PER_MONTH;
+use super::money::HOURS_PER_MONTH;
 
 /// One harmed workload's fixes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,12 +91,5 @@ impl From<&Prescription> for PrescriptionView {
             not_offered: p.rejected.iter().map(NotOfferedView::from).collect(),
             not_replayed: p.not_replayed.clone(),
         }
-    }
-}
-
-/// Each harmed workload's fixes onto its impact view.
-pub(crate) fn attach(impact: &mut [super::impact::ImpactView], prescriptions: &[Prescription]) {
-    for view in impact {
-        view.prescription = prescriptions.iter().find(|p| p.workload == view.workload).map(PrescriptionView::from);
     }
 }
