@@ -639,7 +639,9 @@ mod tests {
         .unwrap();
         let app_b: Vec<_> = s.pods.iter().filter(|p| p.metadata.name.starts_with("app-b")).collect();
         assert_eq!(app_b.len(), 2, "the rolled pod and its copy");
-        assert!(app_b.iter().all(|p| p.spec.node_name.is_none() && p.metadata.name.starts_with("app-b-7c9d-x1-rolled")));
+        assert!(app_b
+            .iter()
+            .all(|p| p.spec.node_name.is_none() && p.metadata.name.starts_with("app-b-7c9d-x1-rolled")));
         assert!(!s.pods.iter().any(|p| p.metadata.name == "app-b-7c9d-x1"), "the old pod is replaced");
         for pod in app_b {
             let spreads = &pod.spec.topology_spread_constraints;

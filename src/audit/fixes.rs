@@ -6,9 +6,9 @@
 use serde_json::{json, Value};
 
 use super::budget::Rule;
-use crate::prescription::commands;
 use super::nodes::HOURS_PER_MONTH;
 use super::workloads::Workload;
+use crate::prescription::commands;
 use crate::snapshot::{PodDisruptionBudget, StringMap};
 
 /// `kubectl patch pdb NAME -n NS --type=merge -p '{"spec":…}'`.

@@ -125,9 +125,17 @@ mod tests {
 
     #[test]
     fn commands_quote_names_and_payloads() {
-        assert_eq!(scale("Deployment", "tenant-a", "app-b", 2), "kubectl scale deployment/app-b -n tenant-a --replicas=2");
         assert_eq!(
-            merge_patch_one_line("nodepool", None, "default", &json!({"spec": {"disruption": {"consolidateAfter": "Never"}}})),
+            scale("Deployment", "tenant-a", "app-b", 2),
+            "kubectl scale deployment/app-b -n tenant-a --replicas=2"
+        );
+        assert_eq!(
+            merge_patch_one_line(
+                "nodepool",
+                None,
+                "default",
+                &json!({"spec": {"disruption": {"consolidateAfter": "Never"}}})
+            ),
             r#"kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidateAfter":"Never"}}}'"#
         );
         assert_eq!(

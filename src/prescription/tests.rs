@@ -60,7 +60,10 @@ fn a_pdb_that_refuses_the_eviction_protects_both_and_costs_the_round() {
     assert_eq!(pdb.nodes_pinned, ["node-x"]);
     assert!((pdb.savings_lost - 0.192).abs() < 1e-9, "{}", pdb.savings_lost);
     assert_eq!(pdb.commands.len(), 1);
-    assert_eq!(patched(&pdb.commands[0], "kubectl patch pdb app-b -n tenant-a --type=merge -p '"), serde_json::json!({"spec": {"maxUnavailable": null, "minAvailable": 1}}));
+    assert_eq!(
+        patched(&pdb.commands[0], "kubectl patch pdb app-b -n tenant-a --type=merge -p '"),
+        serde_json::json!({"spec": {"maxUnavailable": null, "minAvailable": 1}})
+    );
 }
 
 #[test]

@@ -86,7 +86,13 @@ pub(super) fn prescription(p: &PrescriptionView, styles: &Styles, all: bool) -> 
         out.push("no fix tried protects it in the replay".to_owned());
     }
     for (i, f) in p.fixes.iter().enumerate() {
-        let head = format!("{} {}: protects {}; {}", Styles::paint(styles.ok, "fix"), f.change, f.protects.join(", "), cost(f));
+        let head = format!(
+            "{} {}: protects {}; {}",
+            Styles::paint(styles.ok, "fix"),
+            f.change,
+            f.protects.join(", "),
+            cost(f)
+        );
         if i > 0 && !all {
             out.push(format!("{head} ({})", f.replay_flags));
             continue;
@@ -112,6 +118,7 @@ fn cost(f: &crate::report::prescription::FixView) -> String {
     if f.savings_lost_per_month == 0.0 && f.nodes_pinned.is_empty() {
         return "costs no savings".to_owned();
     }
-    let pinned = if f.nodes_pinned.is_empty() { String::new() } else { format!(", pins {}", f.nodes_pinned.join(", ")) };
+    let pinned =
+        if f.nodes_pinned.is_empty() { String::new() } else { format!(", pins {}", f.nodes_pinned.join(", ")) };
     format!("costs ${:.2}/month of savings{pinned}", f.savings_lost_per_month)
 }

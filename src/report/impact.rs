@@ -107,9 +107,7 @@ pub(crate) fn of(
 /// `prescription/mod.rs`, projected by `report/prescription.rs`).
 pub(crate) fn attach_prescriptions(impact: &mut [ImpactView], prescriptions: &[crate::prescription::Prescription]) {
     for view in impact {
-        view.prescription = prescriptions
-            .iter()
-            .find(|p| p.workload == view.workload)
-            .map(super::prescription::PrescriptionView::from);
+        view.prescription =
+            prescriptions.iter().find(|p| p.workload == view.workload).map(super::prescription::PrescriptionView::from);
     }
 }

@@ -348,9 +348,7 @@ mod tests {
 pub(crate) fn attach_replayed(document: &mut PdbAudit, prescriptions: &[crate::prescription::Prescription]) {
     for f in &mut document.findings {
         let Some(workload) = &f.workload else { continue };
-        f.replayed_fixes = prescriptions
-            .iter()
-            .find(|p| p.workload == *workload)
-            .map(super::prescription::PrescriptionView::from);
+        f.replayed_fixes =
+            prescriptions.iter().find(|p| p.workload == *workload).map(super::prescription::PrescriptionView::from);
     }
 }

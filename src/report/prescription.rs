@@ -80,7 +80,12 @@ impl From<&Fix> for FixView {
 
 impl From<&Rejected> for NotOfferedView {
     fn from(r: &Rejected) -> Self {
-        NotOfferedView { kind: r.kind.as_str(), change: r.change.clone(), what_if: r.what_if.clone(), why: r.why.clone() }
+        NotOfferedView {
+            kind: r.kind.as_str(),
+            change: r.change.clone(),
+            what_if: r.what_if.clone(),
+            why: r.why.clone(),
+        }
     }
 }
 

@@ -177,8 +177,9 @@ fn merge_patch(target: &mut Value, patch: &Value) {
 fn apply_fix_commands(commands: &[Value], dir: &std::path::Path) {
     let mut objects: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
     let mut object_of = |name: &str| -> Value {
-        let text = std::fs::read_to_string(root().join("tests/manifests/demo-two-replicas").join(format!("{name}.yaml")))
-            .expect("the demo's manifest");
+        let text =
+            std::fs::read_to_string(root().join("tests/manifests/demo-two-replicas").join(format!("{name}.yaml")))
+                .expect("the demo's manifest");
         let deployment: Value = serde_saphyr::from_multiple::<Value>(&text).expect("YAML").remove(0);
         assert_eq!(deployment["kind"], "Deployment");
         deployment
@@ -202,7 +203,8 @@ fn apply_fix_commands(commands: &[Value], dir: &std::path::Path) {
     }
     for (name, object) in objects {
         // JSON is YAML: the manifest reader takes it as it is.
-        std::fs::write(dir.join(format!("{name}.yaml")), serde_json::to_string_pretty(&object).unwrap()).expect("write");
+        std::fs::write(dir.join(format!("{name}.yaml")), serde_json::to_string_pretty(&object).unwrap())
+            .expect("write");
     }
 }
 
@@ -214,7 +216,8 @@ fn apply_fix_commands(commands: &[Value], dir: &std::path::Path) {
 #[test]
 fn the_prescribed_fix_as_a_manifest_agrees_with_its_set() {
     let (plan, _) = json(&["--demo", "plan"]);
-    let app_b = plan["impact"].as_array().unwrap().iter().find(|w| w["workload"] == "Deployment/tenant-a/app-b").unwrap();
+    let app_b =
+        plan["impact"].as_array().unwrap().iter().find(|w| w["workload"] == "Deployment/tenant-a/app-b").unwrap();
     let fix = &app_b["prescription"]["fixes"][0];
     assert_eq!(fix["kind"], "replicas", "{fix}");
     let dir = tempfile::tempdir().expect("temp dir");

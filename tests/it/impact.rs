@@ -196,7 +196,10 @@ fn plan_offers_fixes_whose_what_if_replay_agrees() {
             assert!(!still.iter().any(|w| w == workload), "{args:?} still sends {workload} to zero: {still:?}");
             assert!(still.iter().all(|w| unfixed.contains(w)), "{args:?} sends another workload to zero: {still:?}");
             let lost = doc["summary"]["savings"].as_f64().unwrap() - fixed["summary"]["savings"].as_f64().unwrap();
-            assert!((lost - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4, "{args:?}: lost {lost}, fix says {fix}");
+            assert!(
+                (lost - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4,
+                "{args:?}: lost {lost}, fix says {fix}"
+            );
         }
         // Each one's own replicas fix is tried and refused: alone, its rolled pod leaves room on
         // node-x and the round deletes node-2, whose one batch-2 replica goes to zero.
