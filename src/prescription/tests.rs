@@ -140,7 +140,7 @@ fn a_fix_that_moves_the_harm_elsewhere_is_not_offered() {
 fn over_the_cap_a_workload_is_listed_as_not_replayed() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let many: Vec<Harmed> = (0..MAX_WORKLOADS + 1).map(|i| harmed[i % 2].clone()).collect();
+    let many: Vec<Harmed> = (0..=MAX_WORKLOADS).map(|i| harmed[i % 2].clone()).collect();
     let p = prescribe(&s, &judge(), &baseline, &many, crate::testing::now());
     assert!(p[MAX_WORKLOADS].not_replayed.is_some());
     assert!(p[MAX_WORKLOADS].fixes.is_empty());

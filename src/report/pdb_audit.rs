@@ -291,6 +291,15 @@ fn placement(p: &audit::NodePlacement) -> NodePlacement {
     }
 }
 
+/// Each finding about a workload the round harms gets that workload's replayed fixes.
+pub(crate) fn attach_replayed(document: &mut PdbAudit, prescriptions: &[crate::prescription::Prescription]) {
+    for f in &mut document.findings {
+        let Some(workload) = &f.workload else { continue };
+        f.replayed_fixes =
+            prescriptions.iter().find(|p| p.workload == *workload).map(super::prescription::PrescriptionView::from);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
@@ -341,14 +350,5 @@ mod tests {
         );
         assert_eq!(ghost["severity"], "info");
         assert!(ghost.get("budget").is_some() && ghost.get("allowed").is_none(), "{ghost}");
-    }
-}
-
-/// Each finding about a workload the round harms gets that workload's replayed fixes.
-pub(crate) fn attach_replayed(document: &mut PdbAudit, prescriptions: &[crate::prescription::Prescription]) {
-    for f in &mut document.findings {
-        let Some(workload) = &f.workload else { continue };
-        f.replayed_fixes =
-            prescriptions.iter().find(|p| p.workload == *workload).map(super::prescription::PrescriptionView::from);
     }
 }

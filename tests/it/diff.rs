@@ -176,7 +176,7 @@ fn merge_patch(target: &mut Value, patch: &Value) {
 /// -p '…'`. Written to `dir`, one file per Deployment.
 fn apply_fix_commands(commands: &[Value], dir: &std::path::Path) {
     let mut objects: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
-    let mut object_of = |name: &str| -> Value {
+    let object_of = |name: &str| -> Value {
         let text =
             std::fs::read_to_string(root().join("tests/manifests/demo-two-replicas").join(format!("{name}.yaml")))
                 .expect("the demo's manifest");

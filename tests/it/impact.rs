@@ -191,11 +191,11 @@ fn plan_offers_fixes_whose_what_if_replay_agrees() {
             for set in fix["whatIf"].as_array().unwrap() {
                 args.extend(["--set", set.as_str().unwrap()]);
             }
-            let fixed = json(&args);
-            let still: Vec<_> = zero_ready(&fixed["impact"]).into_iter().map(|(w, _, _)| w).collect();
+            let replayed = json(&args);
+            let still: Vec<_> = zero_ready(&replayed["impact"]).into_iter().map(|(w, _, _)| w).collect();
             assert!(!still.iter().any(|w| w == workload), "{args:?} still sends {workload} to zero: {still:?}");
             assert!(still.iter().all(|w| unfixed.contains(w)), "{args:?} sends another workload to zero: {still:?}");
-            let lost = doc["summary"]["savings"].as_f64().unwrap() - fixed["summary"]["savings"].as_f64().unwrap();
+            let lost = doc["summary"]["savings"].as_f64().unwrap() - replayed["summary"]["savings"].as_f64().unwrap();
             assert!(
                 (lost - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4,
                 "{args:?}: lost {lost}, fix says {fix}"
