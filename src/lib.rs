@@ -30,6 +30,7 @@ pub mod forecast_oracle;
 pub(crate) mod manifest;
 pub(crate) mod object_ref;
 pub(crate) mod prepare;
+pub(crate) mod prescription;
 pub(crate) mod progress;
 pub mod quantity;
 pub mod reason;

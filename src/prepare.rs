@@ -17,12 +17,11 @@
 //!
 //! Pure: no I/O. The prices file is read by the caller; warnings are returned, not printed.
 
-use foldhash::HashSet;
 use jiff::Timestamp;
 
 use crate::catalogue;
 use crate::commands::Failure;
-use crate::engine::provisioner::{place_new_pods, Placement};
+use crate::engine::provisioner::Placement;
 use crate::error::Error;
 use crate::report::Assumed;
 use crate::rules::select;
@@ -121,31 +120,14 @@ pub(crate) fn apply_what_ifs(snapshot: &mut Snapshot, overrides: &[String], now:
     Ok(WhatIfs { overrides, placements })
 }
 
-/// Applies `change` to the snapshot, then schedules every unbound pod it added (a scaled
-/// workload's new replicas, `whatif::scale_workload`; a Pod a manifest creates) as Karpenter's
-/// provisioner would at `now`: onto existing nodes, else onto NodeClaims launched for them
-/// (`engine/provisioner.rs`). Returns what `change` returned and where each new pod went, in
-/// the snapshot's pod order.
-///
-/// The pods are found by comparing the pod keys before and after `change`, so any change that
-/// adds pods (`--set`, `diff -f` applying manifests) gets the same provisioning step: all the
-/// new pods are solved together, as the provisioner solves one batch of pending pods.
+/// Applies `change`, then places the pods it added ([`crate::engine::provisioner::apply_and_place`]):
+/// the step `--set` and `diff -f` share.
 pub(crate) fn apply_changes_and_place<T>(
     snapshot: &mut Snapshot,
     now: Timestamp,
     change: impl FnOnce(&mut Snapshot) -> Result<T, String>,
 ) -> Result<(T, Vec<Placement>), String> {
-    let before: HashSet<String> = snapshot.pods.iter().map(|p| p.metadata.key()).collect();
-    let changed = change(snapshot)?;
-    let added: Vec<String> = snapshot
-        .pods
-        .iter()
-        .filter(|p| p.spec.node_name.is_none())
-        .map(|p| p.metadata.key())
-        .filter(|k| !before.contains(k))
-        .collect();
-    let placements = place_new_pods(snapshot, &added, now);
-    Ok((changed, placements))
+    crate::engine::provisioner::apply_and_place(snapshot, now, change)
 }
 
 #[cfg(test)]

@@ -89,6 +89,14 @@ pub(crate) fn demo() -> Snapshot {
     Snapshot::from_documents(documents.into_iter().filter(|d| !d.is_null()).collect()).expect("the demo decodes")
 }
 
+/// The built-in demo with its text edited before it is parsed (a test's variant of the seed
+/// incident, such as a node renamed so that it sorts first).
+pub(crate) fn demo_edited(edit: impl FnOnce(&str) -> String) -> Snapshot {
+    let documents: Vec<Value> =
+        serde_saphyr::from_multiple(&edit(include_str!("source/demo.yaml"))).expect("the edited demo parses");
+    Snapshot::from_documents(documents.into_iter().filter(|d| !d.is_null()).collect()).expect("the edited demo decodes")
+}
+
 /// The `pdb-audit` document of the built-in demo in namespace `tenant-a`, judged at its
 /// capture time (what `pdb-audit --demo -n tenant-a` prints).
 pub(crate) fn demo_pdb_audit() -> crate::report::pdb_audit::PdbAudit {

@@ -6,8 +6,9 @@
 //! `.maxUnavailable=25%`) rewrites a PodDisruptionBudget and its status as the disruption
 //! controller would recount it; `deployment/NS/NAME.replicas=N` (or `statefulset/…`) scales a
 //! workload: extra pods are removed (highest names first), new ones join as pending copies;
-//! `deployment/NS/NAME.spread=hostname` gives its pods (and template) a topology spread over
-//! `kubernetes.io/hostname`; `pod/NS/NAME.do-not-disrupt=true` (or `false`) sets or removes one
+//! `deployment/NS/NAME.spread=hostname` gives its template a topology spread over
+//! `kubernetes.io/hostname` and rolls its pods as that template patch would (each replaced by
+//! a pending copy with the spread, placed before the round); `pod/NS/NAME.do-not-disrupt=true` (or `false`) sets or removes one
 //! pod's `karpenter.sh/do-not-disrupt`.
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -399,9 +400,10 @@ fn spread_selector(
     shared
 }
 
-/// Gives the Deployment or StatefulSet's pods, and its template, a topology spread over
-/// `kubernetes.io/hostname` (`--set deployment/NS/NAME.spread=hostname`). Pods added later by
-/// `.replicas=` copy an existing pod, so they carry it when this comes first.
+/// Gives the Deployment or StatefulSet's template a topology spread over
+/// `kubernetes.io/hostname` (`--set deployment/NS/NAME.spread=hostname`) and rolls its pods to
+/// it ([`roll_with`]), as `kubectl patch` of the template does. Pods added later by
+/// `.replicas=` copy an existing (rolled) pod, so they carry it when this comes first.
 fn set_spread(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value: &str) -> Result<String, String> {
     let (ns, name, _) = split_target(text, rest, "deployment/NS/NAME.spread=hostname")?;
     let topology_key = spread_key(value).map_err(|why| format!("`{text}`: {why}"))?;
@@ -417,14 +419,56 @@ fn set_spread(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value
         spreads.retain(|c| c.topology_key != topology_key);
         spreads.push(constraint.clone());
     };
-    for pod in snapshot.pods.iter_mut().filter(|p| pods.contains(&p.metadata.key())) {
-        add(&mut pod.spec.topology_spread_constraints);
-    }
     let items = if kind_name == "Deployment" { &mut snapshot.deployments } else { &mut snapshot.stateful_sets };
     if let Some(obj) = items.iter_mut().find(|d| d.metadata.namespace() == ns && d.metadata.name == name) {
         add(&mut obj.spec.template.spec.topology_spread_constraints);
     }
-    Ok(format!("{} {ns}/{name}: spread over {topology_key}", kind.trim_end_matches('/')))
+    let rolled = roll_with(snapshot, &pods, add);
+    Ok(format!("{} {ns}/{name}: spread over {topology_key}, its {rolled} pod(s) rolled", kind.trim_end_matches('/')))
+}
+
+/// Replaces each of `pods` by a pending copy that `change` has edited, as a template patch
+/// rolls a workload: the Deployment controller replaces every pod of the old template
+/// (kubernetes `pkg/controller/deployment/rolling.go` `rolloutRolling`), and the scheduler
+/// places the new ones (here the provisioning step that follows every `--set`,
+/// `engine/provisioner.rs`). The budgets over them count the old pods gone and the new ones
+/// not yet healthy. Returns how many pods were rolled. `diff -f` rolls a changed template the
+/// same way (`manifest/apply.rs` `roll`).
+fn roll_with(
+    snapshot: &mut Snapshot,
+    pods: &[String],
+    change: impl Fn(&mut Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>),
+) -> usize {
+    let old: std::collections::BTreeSet<&String> = pods.iter().collect();
+    let taken: std::collections::BTreeSet<String> = snapshot.pods.iter().map(|p| p.metadata.key()).collect();
+    let mut fresh = Vec::new();
+    let mut ready = 0;
+    for pod in snapshot.pods.iter().filter(|p| old.contains(&p.metadata.key())) {
+        ready += usize::from(crate::snapshot::is_true(&pod.status.conditions, "Ready"));
+        let mut new = pod.clone();
+        let mut name = format!("{}-rolled", pod.metadata.name);
+        let mut n = 1;
+        while taken.contains(&format!("{}/{name}", pod.metadata.namespace())) {
+            n += 1;
+            name = format!("{}-rolled-{n}", pod.metadata.name);
+        }
+        new.metadata.name = name;
+        new.metadata.uid = String::new();
+        change(&mut new.spec.topology_spread_constraints);
+        new.spec.node_name = None;
+        new.status = crate::snapshot::PodStatus { phase: Some("Pending".into()), ..Default::default() };
+        fresh.push(new);
+    }
+    let limits = crate::engine::pdb::Limits::new(&snapshot.pdbs);
+    let over: Vec<String> = fresh.iter().flat_map(|p| limits.matching(p)).map(|b| b.metadata.key()).collect();
+    snapshot.pods.retain(|p| !old.contains(&p.metadata.key()));
+    let rolled = fresh.len();
+    snapshot.pods.extend(fresh);
+    let unready = -(i32::try_from(ready).unwrap_or(0));
+    for pdb in snapshot.pdbs.iter_mut().filter(|p| over.contains(&p.metadata.key())) {
+        recount(pdb, 0, unready);
+    }
+    rolled
 }
 
 /// Sets (`true`) or removes (`false`) one pod's `karpenter.sh/do-not-disrupt`
@@ -594,7 +638,11 @@ mod tests {
         )
         .unwrap();
         let app_b: Vec<_> = s.pods.iter().filter(|p| p.metadata.name.starts_with("app-b")).collect();
-        assert_eq!(app_b.len(), 2, "the original and its pending copy");
+        assert_eq!(app_b.len(), 2, "the rolled pod and its copy");
+        assert!(app_b
+            .iter()
+            .all(|p| p.spec.node_name.is_none() && p.metadata.name.starts_with("app-b-7c9d-x1-rolled")));
+        assert!(!s.pods.iter().any(|p| p.metadata.name == "app-b-7c9d-x1"), "the old pod is replaced");
         for pod in app_b {
             let spreads = &pod.spec.topology_spread_constraints;
             assert_eq!(spreads.len(), 1, "{}", pod.metadata.name);

@@ -120,7 +120,7 @@ impl Rule {
     }
 
     /// The spec field it is set through, for JSON patches.
-    pub(super) fn field(&self) -> Option<&'static str> {
+    pub(crate) fn field(&self) -> Option<&'static str> {
         match self {
             Rule::MaxUnavailable(_) => Some("maxUnavailable"),
             Rule::MinAvailable(_) => Some("minAvailable"),

@@ -1,18 +1,19 @@
 //! The concrete changes findings propose (`kubectl` commands a user can paste, the `change` of
-//! a [`super::finding::Fix`]) and the small wording helpers messages share. Commands are built here, once, so their quoting is
-//! consistent; JSON payloads go through `serde_json` so they are always valid.
+//! a [`super::finding::Fix`]) and the small wording helpers messages share. The commands come
+//! from the prescription engine's builders ([`crate::prescription::commands`]), so `pdb-audit`
+//! and `plan` quote names the same way; JSON payloads go through `serde_json`.
 
 use serde_json::{json, Value};
 
 use super::budget::Rule;
 use super::nodes::HOURS_PER_MONTH;
 use super::workloads::Workload;
+use crate::prescription::commands;
 use crate::snapshot::{PodDisruptionBudget, StringMap};
 
 /// `kubectl patch pdb NAME -n NS --type=merge -p '{"spec":…}'`.
 pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, spec: &Value) -> String {
-    let payload = serde_json::to_string(&json!({ "spec": spec })).unwrap_or_default();
-    format!("kubectl patch pdb {} -n {} --type=merge -p '{payload}'", pdb.metadata.name, pdb.metadata.namespace())
+    commands::merge_patch_one_line("pdb", Some(pdb.metadata.namespace()), &pdb.metadata.name, &json!({ "spec": spec }))
 }
 
 /// The merge patch that makes the budget `field: value`, clearing the other field when it is
@@ -49,18 +50,13 @@ pub(super) fn raise_replicas(workload: &Workload<'_>, replicas: i32) -> String {
         (_, true) => format!("run pod {}/{} under a Deployment with {replicas} replicas", id.namespace, id.name),
         (Some(hpa), false) => {
             let name = hpa.name.rsplit('/').next().unwrap_or(&hpa.name);
-            format!(
-                "kubectl patch hpa {name} -n {} --type=merge -p '{}'",
-                id.namespace,
-                json!({"spec": {"minReplicas": replicas}})
-            )
+            commands::hpa_min_replicas(&id.namespace, name, replicas)
         }
         (None, false) if id.kind == "ReplicaSet" && !workload.controller_known => format!(
-            "kubectl scale {} -n {} --replicas={replicas} (or its Deployment, if one owns it)",
-            id.kubectl_ref(),
-            id.namespace
+            "{} (or its Deployment, if one owns it)",
+            commands::scale(&id.kind, &id.namespace, &id.name, replicas)
         ),
-        (None, false) => format!("kubectl scale {} -n {} --replicas={replicas}", id.kubectl_ref(), id.namespace),
+        (None, false) => commands::scale(&id.kind, &id.namespace, &id.name, replicas),
     }
 }
 
@@ -85,7 +81,7 @@ pub(super) fn spread_patch(workload: &Workload<'_>) -> String {
             "labelSelector": {"matchLabels": workload.selector},
         }],
     }]);
-    format!("kubectl patch {} {} -n {} --type=json -p '{constraint}'", id.kind.to_lowercase(), id.name, id.namespace)
+    commands::json_patch(&id.kind.to_lowercase(), &id.namespace, &id.name, &constraint)
 }
 
 /// `k=v,k2=v2`, kubectl's `--selector` syntax.

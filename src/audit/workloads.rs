@@ -44,11 +44,6 @@ impl WorkloadId {
     pub(super) fn is_job(&self) -> bool {
         self.kind == "Job"
     }
-
-    /// The `kubectl` resource argument (`deployment/web`).
-    pub(super) fn kubectl_ref(&self) -> String {
-        format!("{}/{}", self.kind.to_lowercase(), self.name)
-    }
 }
 
 /// The HorizontalPodAutoscaler scaling a workload.

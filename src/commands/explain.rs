@@ -1,6 +1,7 @@
 //! `explain TARGET`: the whole pipeline for one node, step by step, its verdict, and the single
 //! changes that would turn it (`unlock.rs`, replayed on the snapshot), and Karpenter's latest
-//! events with `doctor`'s word on where they and the replay part.
+//! events with `doctor`'s word on where they and the replay part, and the replayed fixes for the
+//! workloads the round harms on it (`prescription/`).
 
 use super::{Context, Failure, Outcome};
 use crate::engine;
@@ -23,6 +24,13 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
     for (reason, cause) in crate::doctor::parting_reasons(&judged) {
         explanation.mark_disagreement(&reason, &cause);
     }
+    // Fixes for the workloads on this node that the round itself harms (none when it keeps it).
+    let on_node: std::collections::BTreeSet<String> = explanation.impact.iter().map(|w| w.workload.clone()).collect();
+    let fixes =
+        crate::prescription::for_round(snapshot, &replay.commands, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
+            on_node.contains(w)
+        });
+    report::impact::attach_prescriptions(&mut explanation.impact, &fixes);
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);
         explanation.what_would_change = tried.iter().map(report::explain::UnlockView::from).collect();

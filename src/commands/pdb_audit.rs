@@ -26,6 +26,20 @@ pub(super) fn run(
         _ => EXIT_OK,
     };
     let mut document = report::pdb_audit::document(&audit);
+    // The round Karpenter would run now: the findings it acts on get their fixes replayed, by
+    // the engine `plan` uses (only when a critical or warning finding names a workload).
+    let named: std::collections::BTreeSet<String> = audit
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Info)
+        .filter_map(|f| f.subject.workload.clone())
+        .collect();
+    if !named.is_empty() && !audit.blind {
+        let fixes = crate::prescription::for_current_round(snapshot, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
+            named.contains(w)
+        });
+        report::pdb_audit::attach_replayed(&mut document, &fixes);
+    }
     document.info_fixes = fixes == FixesChoice::All;
     Ok(Outcome { report: Report::PdbAudit(document), exit })
 }

@@ -9,8 +9,11 @@ use crate::snapshot::Snapshot;
 pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot) -> Result<Outcome, Failure> {
     let selected = selection(ctx, snapshot)?;
     let replay = engine::replay_observed(snapshot, ctx.now, ctx.observer);
-    let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, ctx.cli.input.pod_startup.0);
+    let pod_startup = ctx.cli.input.pod_startup.0;
+    let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, pod_startup);
     plan.placements = report::placement::views(ctx.placements);
+    let fixes = crate::prescription::for_round(snapshot, &replay.commands, ctx.now, pod_startup, &|_| true);
+    report::impact::attach_prescriptions(&mut plan.impact, &fixes);
     sort_nodes(&mut plan.nodes, ctx.cli.output.sort_by);
     if let Some(s) = selected {
         plan.nodes.retain(|n| s.nodes.contains(&n.name));

@@ -86,6 +86,33 @@ pub(crate) enum Placed {
     Pending { why: String },
 }
 
+/// Applies `change` to the snapshot, then schedules every unbound pod it added (a scaled
+/// workload's new replicas, `whatif::scale_workload`; a Pod a manifest creates) as Karpenter's
+/// provisioner would at `now`: onto existing nodes, else onto NodeClaims launched for them
+/// (`engine/provisioner.rs`). Returns what `change` returned and where each new pod went, in
+/// the snapshot's pod order.
+///
+/// The pods are found by comparing the pod keys before and after `change`, so any change that
+/// adds pods (`--set`, `diff -f` applying manifests) gets the same provisioning step: all the
+/// new pods are solved together, as the provisioner solves one batch of pending pods.
+pub(crate) fn apply_and_place<T>(
+    snapshot: &mut Snapshot,
+    now: Timestamp,
+    change: impl FnOnce(&mut Snapshot) -> Result<T, String>,
+) -> Result<(T, Vec<Placement>), String> {
+    let before: foldhash::HashSet<String> = snapshot.pods.iter().map(|p| p.metadata.key()).collect();
+    let changed = change(snapshot)?;
+    let added: Vec<String> = snapshot
+        .pods
+        .iter()
+        .filter(|p| p.spec.node_name.is_none())
+        .map(|p| p.metadata.key())
+        .filter(|k| !before.contains(k))
+        .collect();
+    let placements = place_new_pods(snapshot, &added, now);
+    Ok((changed, placements))
+}
+
 /// Schedules the unbound pods `pods` (`ns/name` keys; others are ignored) onto the cluster as
 /// Karpenter's provisioner would at `now`, launching the NodeClaims they need, and binds them.
 /// Pure: changes only `snapshot`.

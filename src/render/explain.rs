@@ -72,7 +72,7 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
     if !resources.is_empty() {
         out.push_str(&format!("  requested/allocatable: {}\n", resources.join(", ")));
     }
-    out.push_str(&impact_block(e, styles));
+    out.push_str(&impact_block(e, styles, wide));
     out.push('\n');
     let mut hints = Vec::new();
     let mut references: Vec<crate::upstream::Upstream> = Vec::new();
@@ -191,7 +191,7 @@ fn events_block(e: &NodeExplanation, styles: &Styles) -> String {
 }
 
 /// What disrupting this node does to the workloads on it, whatever the verdict.
-fn impact_block(e: &NodeExplanation, styles: &Styles) -> String {
+fn impact_block(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
     let name = &e.node.name;
     if e.impact.is_empty() {
         return format!("  impact if {name} is disrupted: no workload loses pods\n");
@@ -199,6 +199,9 @@ fn impact_block(e: &NodeExplanation, styles: &Styles) -> String {
     let mut out = format!("\nImpact if {name} is disrupted: {}\n", super::impact::summary(&e.impact));
     for w in &e.impact {
         out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
+        for fix in super::impact::fixes(w, styles, wide) {
+            out.push_str(&format!("      {fix}\n"));
+        }
     }
     out
 }

@@ -3,6 +3,7 @@
 use super::format::duration;
 use super::Styles;
 use crate::report::impact::ImpactView;
+use crate::report::prescription::PrescriptionView;
 
 /// `critical  Deployment/tenant-a/app-b  loses 1 of 1 replica on node-x, 0 ready left; …`.
 pub(super) fn line(w: &ImpactView, styles: &Styles) -> String {
@@ -66,4 +67,58 @@ pub(super) fn summary(impact: &[ImpactView]) -> String {
         1 if impact.len() == 1 => format!("{lose} and goes to zero ready pods"),
         n => format!("{lose}, {n} go to zero ready pods"),
     }
+}
+
+/// The lines under a harmed workload: the cheapest fix its replay verified (what it protects,
+/// what it costs, its commands, the `--set` that replays it); the other verified fixes one line
+/// each, or in full when `all` (`-o wide`); then those tried and not offered.
+pub(super) fn fixes(w: &ImpactView, styles: &Styles, all: bool) -> Vec<String> {
+    w.prescription.as_ref().map_or_else(Vec::new, |p| prescription(p, styles, all))
+}
+
+/// A prescription's lines (shared with `pdb-audit`'s Fixes).
+pub(super) fn prescription(p: &PrescriptionView, styles: &Styles, all: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(why) = &p.not_replayed {
+        out.push(format!("fixes not replayed: {why}"));
+    }
+    if p.fixes.is_empty() && p.not_replayed.is_none() {
+        out.push("no fix tried protects it in the replay".to_owned());
+    }
+    for (i, f) in p.fixes.iter().enumerate() {
+        let head = format!(
+            "{} {}: protects {}; {}",
+            Styles::paint(styles.ok, "fix"),
+            f.change,
+            f.protects.join(", "),
+            cost(f)
+        );
+        if i > 0 && !all {
+            out.push(format!("{head} ({})", f.replay_flags));
+            continue;
+        }
+        out.push(head);
+        for c in &f.commands {
+            // A long payload spans lines inside its quotes: indenting them keeps it JSON.
+            out.extend(c.lines().map(|line| format!("  {line}")));
+        }
+        out.push(Styles::paint(styles.dim, format!("  replayed with: {}", f.replay_flags)));
+    }
+    if p.fixes.len() > 1 && !all {
+        out.push(Styles::paint(styles.dim, "(-o wide or -o json: every fix's commands)"));
+    }
+    for r in &p.not_offered {
+        out.push(Styles::paint(styles.dim, format!("not offered: {}: {}", r.change, r.why)));
+    }
+    out
+}
+
+/// `costs no savings`, `costs $140.16/month of savings, pins node-x`.
+fn cost(f: &crate::report::prescription::FixView) -> String {
+    if f.savings_lost_per_month == 0.0 && f.nodes_pinned.is_empty() {
+        return "costs no savings".to_owned();
+    }
+    let pinned =
+        if f.nodes_pinned.is_empty() { String::new() } else { format!(", pins {}", f.nodes_pinned.join(", ")) };
+    format!("costs ${:.2}/month of savings{pinned}", f.savings_lost_per_month)
 }

@@ -205,6 +205,12 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
         out.push_str(&format!("{number}{}\n", about.join("; ")));
         out.push_str(&format!("{indent}{fix}\n"));
         out.push_str(&format!("{indent}{}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
+        if let Some(replayed) = findings.iter().find_map(|f| f.replayed_fixes.as_ref()) {
+            out.push_str(&format!("{indent}Replayed on this round (as plan shows it):\n"));
+            for line in super::impact::prescription(replayed, styles, wide) {
+                out.push_str(&format!("{indent}  {line}\n"));
+            }
+        }
     }
     if info_only > 0 {
         let what = if info_only == 1 { "1 info finding has a fix" } else { "info findings have fixes" };

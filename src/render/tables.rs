@@ -63,6 +63,9 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool, widt
             out.push_str(&format!("Impact of this round: {}\n", super::impact::summary(&p.impact)));
             for w in &p.impact {
                 out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
+                for fix in super::impact::fixes(w, styles, wide) {
+                    out.push_str(&format!("      {fix}\n"));
+                }
             }
         }
         out.push('\n');

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::audit::impact::{PdbEffect, StartupSource, WorkloadImpact};
 
 /// One workload that loses pods when the nodes go.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImpactView {
     /// `Kind/namespace/name` (a Deployment, not its ReplicaSet).
@@ -48,6 +48,10 @@ pub struct ImpactView {
     pub startup_observed_pods: Option<usize>,
     /// Seconds without a ready pod, when `zeroReady`.
     pub downtime_seconds: Option<i64>,
+    /// For a harmed workload (zero ready, or below its PDB's intent) in a replay that disrupts
+    /// it: the fixes, each replayed (`report/prescription.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prescription: Option<super::prescription::PrescriptionView>,
 }
 
 impl From<&WorkloadImpact> for ImpactView {
@@ -85,6 +89,7 @@ impl From<&WorkloadImpact> for ImpactView {
             startup_source,
             startup_observed_pods,
             downtime_seconds: w.downtime.map(|d| d.as_secs()),
+            prescription: None,
         }
     }
 }
@@ -96,4 +101,13 @@ pub(crate) fn of(
     pod_startup: jiff::SignedDuration,
 ) -> Vec<ImpactView> {
     crate::audit::impact::impact(snapshot, nodes, pod_startup).iter().map(ImpactView::from).collect()
+}
+
+/// Each harmed workload's fixes onto its impact view (the prescription engine's answer,
+/// `prescription/mod.rs`, projected by `report/prescription.rs`).
+pub(crate) fn attach_prescriptions(impact: &mut [ImpactView], prescriptions: &[crate::prescription::Prescription]) {
+    for view in impact {
+        view.prescription =
+            prescriptions.iter().find(|p| p.workload == view.workload).map(super::prescription::PrescriptionView::from);
+    }
 }

@@ -16,6 +16,7 @@ pub(crate) mod pdb_audit;
 pub(crate) mod placement;
 pub(crate) mod plan;
 pub(crate) mod plan_summary;
+pub(crate) mod prescription;
 pub(crate) mod score;
 pub(crate) mod views;
 

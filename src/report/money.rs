@@ -10,6 +10,9 @@
 
 use serde::{Serialize, Serializer};
 
+/// A month as pricing pages count it (365 × 24 / 12): every `perMonth` figure.
+pub(crate) const HOURS_PER_MONTH: f64 = 730.0;
+
 /// Decimals of a $/h figure.
 pub(crate) const HOURLY_DECIMALS: i32 = 6;
 /// Decimals of a $/month figure.

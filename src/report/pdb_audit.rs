@@ -126,6 +126,10 @@ pub struct Finding {
     pub fix: String,
     /// What the fix costs, in one sentence.
     pub trade_off: String,
+    /// When this round of the replay harms the workload: the fixes the prescription engine
+    /// replayed for it (the same as `plan` prints under it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replayed_fixes: Option<super::prescription::PrescriptionView>,
     #[serde(rename = "ref")]
     pub upstream: Upstream,
 }
@@ -268,6 +272,7 @@ fn finding(f: &audit::PdbFinding) -> Finding {
         message: f.message.clone(),
         fix: f.fix.change.clone(),
         trade_off: f.fix.trade_off.clone(),
+        replayed_fixes: None,
         upstream: f.upstream,
     }
 }
@@ -283,6 +288,15 @@ fn placement(p: &audit::NodePlacement) -> NodePlacement {
         price_per_hour: p.price_per_hour,
         price_per_month: p.price_per_month,
         termination_grace_period: p.termination_grace_period.clone(),
+    }
+}
+
+/// Each finding about a workload the round harms gets that workload's replayed fixes.
+pub(crate) fn attach_replayed(document: &mut PdbAudit, prescriptions: &[crate::prescription::Prescription]) {
+    for f in &mut document.findings {
+        let Some(workload) = &f.workload else { continue };
+        f.replayed_fixes =
+            prescriptions.iter().find(|p| p.workload == *workload).map(super::prescription::PrescriptionView::from);
     }
 }
 

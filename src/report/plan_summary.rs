@@ -52,8 +52,7 @@ pub struct BlockerCount {
     pub nodes: usize,
 }
 
-/// A month as pricing pages count it (365 × 24 / 12).
-pub(crate) const HOURS_PER_MONTH: f64 = 730.0;
+pub(crate) use super::money::HOURS_PER_MONTH;
 
 pub(super) fn summary(replay: &Replay, impact: &[ImpactView]) -> PlanSummary {
     let mut pools: BTreeMap<String, Vec<&NodeVerdict>> = BTreeMap::new();

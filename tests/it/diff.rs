@@ -149,3 +149,106 @@ spec:
     assert!(fields.iter().any(|f| f.starts_with("spec.disruption.budgets")), "{fields:?}");
     assert_eq!(doc["after"]["commandCount"], 0, "a zero budget stops the round");
 }
+
+/// RFC 7386: `patch` merged into `target` (`null` removes a member), as `kubectl patch
+/// --type=merge` applies it.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(members) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = serde_json::json!({});
+    }
+    let object = target.as_object_mut().expect("an object");
+    for (key, value) in members {
+        if value.is_null() {
+            object.remove(key);
+        } else {
+            merge_patch(object.entry(key.clone()).or_insert(Value::Null), value);
+        }
+    }
+}
+
+/// The Deployments `plan --demo`'s cheapest fix leaves behind: each one as the cluster has it
+/// (`tests/manifests/demo-two-replicas`, whose template matches its pods), then the fix's
+/// commands run on it in order: `kubectl scale … --replicas=N` and `kubectl patch … --type=merge
+/// -p '…'`. Written to `dir`, one file per Deployment.
+fn apply_fix_commands(commands: &[Value], dir: &std::path::Path) {
+    let mut objects: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
+    let object_of = |name: &str| -> Value {
+        let text =
+            std::fs::read_to_string(root().join("tests/manifests/demo-two-replicas").join(format!("{name}.yaml")))
+                .expect("the demo's manifest");
+        let deployment: Value = serde_saphyr::from_multiple::<Value>(&text).expect("YAML").remove(0);
+        assert_eq!(deployment["kind"], "Deployment");
+        deployment
+    };
+    for command in commands {
+        let command = command.as_str().expect("a command");
+        if let Some(rest) = command.strip_prefix("kubectl scale deployment/") {
+            let (name, rest) = rest.split_once(' ').expect("a name");
+            let replicas: i64 = rest.rsplit_once("--replicas=").expect("--replicas").1.parse().expect("a count");
+            let object = objects.entry(name.to_owned()).or_insert_with(|| object_of(name));
+            object["spec"]["replicas"] = replicas.into();
+        } else if let Some(rest) = command.strip_prefix("kubectl patch deployment ") {
+            let (name, rest) = rest.split_once(' ').expect("a name");
+            let payload = rest.split_once(" -p '").expect("a payload").1.strip_suffix('\'').expect("quoted");
+            let payload: Value = serde_json::from_str(payload).expect("the payload is JSON");
+            let object = objects.entry(name.to_owned()).or_insert_with(|| object_of(name));
+            merge_patch(object, &payload);
+        } else {
+            panic!("a command this test does not replay: {command}");
+        }
+    }
+    for (name, object) in objects {
+        // JSON is YAML: the manifest reader takes it as it is.
+        std::fs::write(dir.join(format!("{name}.yaml")), serde_json::to_string_pretty(&object).unwrap())
+            .expect("write");
+    }
+}
+
+/// Issue 36's "done means": the fix `plan --demo` prints first under app-b and app-c, applied
+/// as its `--set` what-ifs and as the manifests its commands leave (`diff -f`), moves the same
+/// nodes and spares the same workloads. Both roll the patched template's pods and place them
+/// before the round (`whatif.rs` `roll_with`, `manifest/apply.rs` `roll`), so node-x is left
+/// empty and goes by Emptiness (karpenter `pkg/controllers/disruption/emptiness.go`).
+#[test]
+fn the_prescribed_fix_as_a_manifest_agrees_with_its_set() {
+    let (plan, _) = json(&["--demo", "plan"]);
+    let app_b =
+        plan["impact"].as_array().unwrap().iter().find(|w| w["workload"] == "Deployment/tenant-a/app-b").unwrap();
+    let fix = &app_b["prescription"]["fixes"][0];
+    assert_eq!(fix["kind"], "replicas", "{fix}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    apply_fix_commands(fix["commands"].as_array().expect("commands"), dir.path());
+    let (with_f, code) = json(&["--demo", "diff", "-f", &dir.path().display().to_string()]);
+    assert_eq!(code, 0);
+    let mut args = vec!["--demo", "diff"];
+    for set in fix["whatIf"].as_array().unwrap() {
+        args.extend(["--set", set.as_str().unwrap()]);
+    }
+    let (with_set, _) = json(&args);
+    for key in ["nodes", "placed", "toZeroReady", "noLongerZeroReady", "commandChanges"] {
+        // Which change moved a node differs by construction (two manifests, four --set).
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            for n in v.as_array_mut().into_iter().flatten() {
+                if let Some(o) = n.as_object_mut() {
+                    o.remove("causes");
+                    o.remove("attribution");
+                }
+            }
+            v
+        };
+        assert_eq!(strip(&with_f[key]), strip(&with_set[key]), "{key}");
+    }
+    assert_eq!(with_f["after"]["savings"], with_set["after"]["savings"]);
+    assert_eq!(with_f["toZeroReady"], serde_json::json!([]), "nobody newly goes to zero");
+    assert_eq!(
+        with_f["noLongerZeroReady"],
+        serde_json::json!(["Deployment/tenant-a/app-b", "Deployment/tenant-a/app-c"])
+    );
+    let added = with_f["commandChanges"]["added"].as_array().expect("added commands");
+    assert!(added.iter().any(|c| c.to_string().contains("Emptiness") && c.to_string().contains("node-x")), "{added:?}");
+}

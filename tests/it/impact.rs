@@ -163,3 +163,72 @@ fn what_would_change_a_blocked_node_is_replayed_with_its_savings() {
     let acting = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
     assert!(acting.get("whatWouldChange").is_none(), "an Underutilized node has nothing to unlock");
 }
+
+/// The fixes under app-b and app-c in `plan --demo` (issue 36's "done means"): each one the
+/// replay verified, with its cost and its command, and replaying its `--set` agrees: the
+/// workload keeps a ready pod, no workload the unfixed round spares goes to zero, and the
+/// savings lost are the ones the fix states. The cheapest is both workloads at two replicas
+/// spread over hostnames: node-x is left empty and still goes (karpenter
+/// `pkg/controllers/disruption/emptiness.go`), so nothing is pinned and nothing lost.
+#[test]
+fn plan_offers_fixes_whose_what_if_replay_agrees() {
+    let doc = json(&["--demo", "plan", "-o", "json"]);
+    let unfixed: Vec<String> = zero_ready(&doc["impact"]).into_iter().map(|(w, _, _)| w).collect();
+    for workload in ["Deployment/tenant-a/app-b", "Deployment/tenant-a/app-c"] {
+        let w = doc["impact"].as_array().unwrap().iter().find(|w| w["workload"] == workload).expect("harmed");
+        let fixes = w["prescription"]["fixes"].as_array().expect("fixes");
+        assert!(!fixes.is_empty(), "{workload} has a fix");
+        let cheapest = &fixes[0];
+        assert_eq!(cheapest["kind"], "replicas", "{cheapest}");
+        assert_eq!(cheapest["savingsLostPerMonth"], 0.0, "{cheapest}");
+        assert_eq!(cheapest["nodesPinned"], serde_json::json!([]), "{cheapest}");
+        for fix in fixes {
+            assert!(fix["protects"].as_array().unwrap().iter().any(|p| p == workload), "{fix}");
+            assert_eq!(fix["protects"][0], workload);
+            assert!(fix["commands"][0].as_str().unwrap().starts_with("kubectl "), "{fix}");
+            assert!(fix["savingsLostPerMonth"].as_f64().is_some());
+            let mut args = vec!["--demo", "plan", "-o", "json"];
+            for set in fix["whatIf"].as_array().unwrap() {
+                args.extend(["--set", set.as_str().unwrap()]);
+            }
+            let replayed = json(&args);
+            let still: Vec<_> = zero_ready(&replayed["impact"]).into_iter().map(|(w, _, _)| w).collect();
+            assert!(!still.iter().any(|w| w == workload), "{args:?} still sends {workload} to zero: {still:?}");
+            assert!(still.iter().all(|w| unfixed.contains(w)), "{args:?} sends another workload to zero: {still:?}");
+            let lost = doc["summary"]["savings"].as_f64().unwrap() - replayed["summary"]["savings"].as_f64().unwrap();
+            assert!(
+                (lost - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4,
+                "{args:?}: lost {lost}, fix says {fix}"
+            );
+        }
+        // Each one's own replicas fix is tried and refused: alone, its rolled pod leaves room on
+        // node-x and the round deletes node-2, whose one batch-2 replica goes to zero.
+        let refused = w["prescription"]["notOffered"].as_array().expect("notOffered");
+        assert!(
+            refused.iter().any(|r| r["kind"] == "replicas" && r["why"].as_str().unwrap().contains("batch-2")),
+            "{refused:?}"
+        );
+    }
+    bin()
+        .args(["--demo", "plan"])
+        .assert()
+        .success()
+        .stdout(contains("fix app-b and app-c each at 2 replicas spread over kubernetes.io/hostname, together: protects Deployment/tenant-a/app-b, Deployment/tenant-a/app-c; costs no savings"))
+        .stdout(contains("kubectl scale deployment/app-b -n tenant-a --replicas=2"))
+        .stdout(contains("replayed with: --set deployment/tenant-a/app-b.spread=hostname"))
+        .stdout(contains("fix PDB tenant-a/app-b minAvailable: 1: protects Deployment/tenant-a/app-b"));
+    bin()
+        .args(["--demo", "plan", "-o", "wide"])
+        .assert()
+        .success()
+        .stdout(contains("kubectl annotate pod app-b-7c9d-x1 -n tenant-a karpenter.sh/do-not-disrupt=true"));
+}
+
+#[test]
+fn explain_prescribes_only_what_the_round_harms() {
+    let doc = json(&["--demo", "explain", "node/node-x", "-o", "json"]);
+    assert!(doc["impact"][0]["prescription"]["fixes"].as_array().is_some_and(|f| !f.is_empty()));
+    // node-0 is kept this round: its workload's impact is hypothetical, so nothing is replayed.
+    let kept = json(&["--demo", "explain", "node/node-0", "-o", "json"]);
+    assert!(kept["impact"][0].get("prescription").is_none(), "{}", kept["impact"][0]);
+}

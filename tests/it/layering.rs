@@ -44,6 +44,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("src/engine", PURE),
     ("src/audit", PURE),
     ("src/forecast", PURE),
+    ("src/prescription", PURE),
     (
         "src/report",
         &[
