@@ -111,11 +111,11 @@ pub(super) fn text(e: &NodeExplanation, styles: &Styles, wide: bool, width: Opti
             for p in &e.pods {
                 out.push_str(&format!("{:16}{} → {}", "", p.pod, p.to));
                 let why = if wide { p.why.join("; ") } else { p.why.first().cloned().unwrap_or_default() };
-                // The scheduler's summary with nothing tried reads "0/0 nodes are available: ".
-                let why = if why.trim_end() == "0/0 nodes are available:" {
-                    "no existing node to try".to_owned()
-                } else {
-                    why
+                // The scheduler's summary with nothing tried reads "0/0 nodes are available: ",
+                // alone or after what was tried instead ("new NodeClaim from …; 0/0 …").
+                let why = match why.trim_end().strip_suffix("0/0 nodes are available:") {
+                    Some(before) => format!("{before}no existing node to try"),
+                    None => why,
                 };
                 if !why.is_empty() {
                     out.push_str(&format!("  ({why})"));
