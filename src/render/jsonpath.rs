@@ -185,19 +185,34 @@ fn push_text(frames: &mut [Frame], text: &str) {
 /// Where the action that `text` starts inside ends (the index of its `}`), skipping quoted
 /// strings, so `{"}"}` and `{.a[?(@.b=="}")]}` hold their braces.
 fn action_end(text: &str) -> Option<usize> {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        match quote {
-            Some(_) if escaped => escaped = false,
-            Some(_) if c == '\\' => escaped = true,
-            Some(q) if c == q => quote = None,
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '}' => return Some(i),
-            Some(_) | None => {}
+    outside_quotes(text).find(|&(_, c)| c == '}').map(|(i, _)| i)
+}
+
+/// The characters of `text` outside `"…"` and `'…'` strings (a backslash escapes inside them),
+/// with their byte index; the quotes themselves are not yielded.
+fn outside_quotes(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let (mut quote, mut escaped) = (None::<char>, false);
+    text.char_indices().filter(move |&(_, c)| match quote {
+        Some(_) if escaped => {
+            escaped = false;
+            false
         }
-    }
-    None
+        Some(_) if c == '\\' => {
+            escaped = true;
+            false
+        }
+        Some(q) => {
+            if c == q {
+                quote = None;
+            }
+            false
+        }
+        None if c == '"' || c == '\'' => {
+            quote = Some(c);
+            false
+        }
+        None => true,
+    })
 }
 
 /// `"a\tb"` or `'a\tb'` → the text, with Go's escapes (`\n`, `\t`, `\r`, `\\`, `\"`, `\'`,
@@ -316,25 +331,16 @@ fn push_member(query: &mut String, name: &str) {
 /// inside filters skipped).
 fn bracket_end(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        match quote {
-            Some(_) if escaped => escaped = false,
-            Some(_) if c == '\\' => escaped = true,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '"' | '\'' => quote = Some(c),
-                '[' => depth += 1,
-                ']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i);
-                    }
+    for (i, c) in outside_quotes(text) {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i);
                 }
-                _ => {}
-            },
+            }
+            _ => {}
         }
     }
     None
