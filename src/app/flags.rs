@@ -7,8 +7,9 @@ use crate::render::Format;
 use crate::snapshot::Snapshot;
 use crate::source::{self, ClusterArgs, Source};
 
-/// The document format `-o` asks for (`-o name` and `-o jsonpath` read the JSON document;
-/// `snapshot` always writes YAML unless `-o` names a file or JSON).
+/// The document format `-o` asks for (`-o name` and `-o jsonpath` read the JSON document).
+/// `snapshot` chooses its own encoding and sink (`commands::snapshot::plan`); `Yaml` here only
+/// keeps progress off its output.
 pub(super) fn format(cli: &Cli) -> Result<Format, Failure> {
     match (&cli.command, &cli.output.output) {
         (Command::Snapshot { .. }, _) => Ok(Format::Yaml),
