@@ -8,8 +8,8 @@ use crate::snapshot::Snapshot;
 use crate::source::{self, ClusterArgs, Source};
 
 /// The document format `-o` asks for (`-o name` and `-o jsonpath` read the JSON document).
-/// `snapshot` chooses its own encoding and sink (`commands::snapshot::plan`); `Yaml` here only
-/// keeps progress off its output.
+/// `snapshot` chooses its own encoding and sink (`commands::snapshot::plan`) from `-o`; the
+/// `Yaml` given for it here is not read past the format check.
 pub(super) fn format(cli: &Cli) -> Result<Format, Failure> {
     match (&cli.command, &cli.output.output) {
         (Command::Snapshot { .. }, _) => Ok(Format::Yaml),
