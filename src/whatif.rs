@@ -263,11 +263,10 @@ pub(crate) fn scale_workload(
     wanted: usize,
 ) -> Result<Vec<String>, String> {
     let id = format!("{kind_name}/{ns}/{name}");
-    let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
-    let Some(w) = workloads.names.iter().position(|n| *n == id) else {
+    let mut keys = crate::forecast::impact::pods_of_workload(snapshot, &id);
+    if keys.is_empty() {
         return Err(format!("no pods of {id} in the snapshot"));
-    };
-    let mut keys = workloads.pods[w].clone();
+    }
     keys.sort();
     let items = match kind_name {
         "Deployment" => &mut snapshot.deployments,
@@ -409,11 +408,10 @@ fn set_spread(snapshot: &mut Snapshot, text: &str, kind: &str, rest: &str, value
     let topology_key = spread_key(value).map_err(|why| format!("`{text}`: {why}"))?;
     let kind_name = if kind == "deployment/" { "Deployment" } else { "StatefulSet" };
     let id = format!("{kind_name}/{ns}/{name}");
-    let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
-    let Some(w) = workloads.names.iter().position(|n| *n == id) else {
+    let pods = crate::forecast::impact::pods_of_workload(snapshot, &id);
+    if pods.is_empty() {
         return Err(format!("`{text}`: no pods of {id} in the snapshot"));
-    };
-    let pods = workloads.pods[w].clone();
+    }
     let constraint = hostname_spread(&spread_selector(snapshot, kind_name, ns, name, &pods));
     let add = |spreads: &mut Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>| {
         spreads.retain(|c| c.topology_key != topology_key);

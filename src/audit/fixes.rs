@@ -13,7 +13,7 @@ use crate::snapshot::{PodDisruptionBudget, StringMap};
 
 /// `kubectl patch pdb NAME -n NS --type=merge -p '{"spec":…}'`.
 pub(super) fn patch_pdb(pdb: &PodDisruptionBudget, spec: &Value) -> String {
-    commands::merge_patch_one_line("pdb", Some(pdb.metadata.namespace()), &pdb.metadata.name, &json!({ "spec": spec }))
+    commands::merge_patch("pdb", Some(pdb.metadata.namespace()), &pdb.metadata.name, &json!({ "spec": spec }))
 }
 
 /// The merge patch that makes the budget `field: value`, clearing the other field when it is

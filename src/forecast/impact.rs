@@ -32,37 +32,61 @@ pub(crate) struct Workloads {
     pub startup: Vec<Startup>,
 }
 
+/// Each ReplicaSet's Deployment, by (namespace, ReplicaSet name).
+fn deployments_of_replica_sets(snapshot: &Snapshot) -> HashMap<(&str, &str), &str> {
+    snapshot
+        .replica_sets
+        .iter()
+        .filter_map(|rs| {
+            let parent = rs.metadata.controller().filter(|o| o.kind == "Deployment")?;
+            Some(((rs.metadata.namespace(), rs.metadata.name.as_str()), parent.name.as_str()))
+        })
+        .collect()
+}
+
+/// `pod`'s workload, `Kind/namespace/name`: its controller, a ReplicaSet's Deployment for the
+/// ReplicaSet, and without the ReplicaSet its name less the pod-template-hash (as `pdb-audit`).
+fn workload_of(pod: &Pod, deployment_of: &HashMap<(&str, &str), &str>) -> String {
+    let ns = pod.metadata.namespace();
+    match pod.metadata.controller() {
+        None => format!("Pod/{ns}/{}", pod.metadata.name),
+        Some(o) if o.kind == "ReplicaSet" => match deployment_of.get(&(ns, o.name.as_str())) {
+            Some(d) => format!("Deployment/{ns}/{d}"),
+            None => match pod
+                .metadata
+                .labels
+                .get("pod-template-hash")
+                .and_then(|h| o.name.strip_suffix(h.as_str())?.strip_suffix('-'))
+            {
+                Some(d) if !d.is_empty() => format!("Deployment/{ns}/{d}"),
+                _ => format!("ReplicaSet/{ns}/{}", o.name),
+            },
+        },
+        Some(o) => format!("{}/{ns}/{}", o.kind, o.name),
+    }
+}
+
+/// The pods (`ns/name`, in the snapshot's order) of workload `id` (`Kind/namespace/name`), as
+/// [`Workloads::new`] groups them, reading only the pods of its namespace: what a what-if on one
+/// workload needs, without naming every workload of the cluster.
+pub(crate) fn pods_of_workload(snapshot: &Snapshot, id: &str) -> Vec<String> {
+    let Some(ns) = id.split('/').nth(1) else { return Vec::new() };
+    let deployment_of = deployments_of_replica_sets(snapshot);
+    snapshot
+        .pods
+        .iter()
+        .filter(|p| p.metadata.namespace() == ns && !ends_with_node(p))
+        .filter(|p| workload_of(p, &deployment_of) == id)
+        .map(|p| p.metadata.key())
+        .collect()
+}
+
 impl Workloads {
     pub(crate) fn new(snapshot: &Snapshot, default_startup: SignedDuration) -> Workloads {
-        let deployment_of: HashMap<(&str, &str), &str> = snapshot
-            .replica_sets
-            .iter()
-            .filter_map(|rs| {
-                let parent = rs.metadata.controller().filter(|o| o.kind == "Deployment")?;
-                Some(((rs.metadata.namespace(), rs.metadata.name.as_str()), parent.name.as_str()))
-            })
-            .collect();
+        let deployment_of = deployments_of_replica_sets(snapshot);
         let mut by_name: BTreeMap<String, Vec<&Pod>> = BTreeMap::new();
         for pod in snapshot.pods.iter().filter(|p| !ends_with_node(p)) {
-            let ns = pod.metadata.namespace();
-            let id = match pod.metadata.controller() {
-                None => format!("Pod/{ns}/{}", pod.metadata.name),
-                Some(o) if o.kind == "ReplicaSet" => match deployment_of.get(&(ns, o.name.as_str())) {
-                    Some(d) => format!("Deployment/{ns}/{d}"),
-                    // Without the ReplicaSet, its name less the pod-template-hash (as `pdb-audit`).
-                    None => match pod
-                        .metadata
-                        .labels
-                        .get("pod-template-hash")
-                        .and_then(|h| o.name.strip_suffix(h.as_str())?.strip_suffix('-'))
-                    {
-                        Some(d) if !d.is_empty() => format!("Deployment/{ns}/{d}"),
-                        _ => format!("ReplicaSet/{ns}/{}", o.name),
-                    },
-                },
-                Some(o) => format!("{}/{ns}/{}", o.kind, o.name),
-            };
-            by_name.entry(id).or_default().push(pod);
+            by_name.entry(workload_of(pod, &deployment_of)).or_default().push(pod);
         }
         let mut out =
             Workloads { of_pod: HashMap::default(), names: Vec::new(), pods: Vec::new(), startup: Vec::new() };

@@ -224,9 +224,7 @@ fn workloads_of(snapshot: &mut Snapshot, kind: WorkloadKind) -> &mut Vec<Workloa
 
 /// The keys of the workload's pods, by name.
 fn pods_of(snapshot: &Snapshot, kind: WorkloadKind, ns: &str, name: &str) -> Vec<String> {
-    let workloads = crate::forecast::impact::Workloads::new(snapshot, jiff::SignedDuration::ZERO);
-    let id = format!("{}/{ns}/{name}", kind.as_str());
-    let mut pods = workloads.names.iter().position(|n| *n == id).map(|w| workloads.pods[w].clone()).unwrap_or_default();
+    let mut pods = crate::forecast::impact::pods_of_workload(snapshot, &format!("{}/{ns}/{name}", kind.as_str()));
     pods.sort();
     pods
 }

@@ -24,49 +24,10 @@ fn kubectl(words: &[&str]) -> String {
     out
 }
 
-/// Payloads longer than this are written over several lines: still one shell word (a
-/// single-quoted word may hold newlines) and still JSON, but lines a terminal can show whole.
-/// (The narrowest screen the tests check is 60 columns, and a fix's command starts 12 in.)
-const ONE_LINE_PAYLOAD: usize = 40;
-
-/// `kubectl patch KIND NAME [-n NS] --type=merge -p '{…}'`, a long payload over several lines.
+/// `kubectl patch KIND NAME [-n NS] --type=merge -p '{…}'`, on one line: the data carries the
+/// command as a shell runs it; the text renderer may lay a long payload over several lines
+/// (`render/impact.rs`).
 pub(crate) fn merge_patch(kind: &str, namespace: Option<&str>, name: &str, payload: &Value) -> String {
-    let compact = serde_json::to_string(payload).unwrap_or_default();
-    patch(kind, namespace, name, &packed(&compact, ONE_LINE_PAYLOAD))
-}
-
-/// Compact JSON cut into lines of about `width` characters, only after a `{`, `[` or `,` outside
-/// a string (JSON allows a newline between any two tokens), so the text is the same JSON.
-fn packed(compact: &str, width: usize) -> String {
-    let mut pieces = Vec::new();
-    let (mut start, mut in_string, mut escaped) = (0, false, false);
-    for (i, c) in compact.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if in_string => escaped = true,
-            '"' => in_string = !in_string,
-            '{' | '[' | ',' if !in_string => {
-                pieces.push(&compact[start..=i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    pieces.push(&compact[start..]);
-    let mut lines: Vec<String> = vec![String::new()];
-    for piece in pieces {
-        let line = lines.last_mut().expect("one line at least");
-        if !line.is_empty() && line.len() + piece.len() > width {
-            lines.push(piece.to_owned());
-        } else {
-            line.push_str(piece);
-        }
-    }
-    lines.join("\n")
-}
-
-/// [`merge_patch`] on one line, for a command quoted inside prose (`pdb-audit`'s trade-offs).
-pub(crate) fn merge_patch_one_line(kind: &str, namespace: Option<&str>, name: &str, payload: &Value) -> String {
     patch(kind, namespace, name, &serde_json::to_string(payload).unwrap_or_default())
 }
 
@@ -91,7 +52,7 @@ pub(crate) fn scale(kind: &str, namespace: &str, name: &str, replicas: i32) -> S
 /// `kubectl patch hpa NAME -n NS --type=merge -p '{"spec":{"minReplicas":N}}'`: an HPA would undo
 /// a `kubectl scale` below its floor.
 pub(crate) fn hpa_min_replicas(namespace: &str, hpa: &str, replicas: i32) -> String {
-    merge_patch_one_line("hpa", Some(namespace), hpa, &json!({"spec": {"minReplicas": replicas}}))
+    merge_patch("hpa", Some(namespace), hpa, &json!({"spec": {"minReplicas": replicas}}))
 }
 
 /// `kubectl annotate pod NAME -n NS karpenter.sh/do-not-disrupt=true`.
@@ -114,28 +75,13 @@ mod tests {
     }
 
     #[test]
-    fn a_long_payload_spans_lines_inside_one_quoted_word() {
-        let payload = json!({"spec": {"template": {"spec": {"topologySpreadConstraints": [{"maxSkew": 1,
-            "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway"}]}}}});
-        let command = merge_patch("deployment", Some("ns"), "web", &payload);
-        assert!(command.lines().count() > 1 && command.lines().skip(1).all(|l| l.len() <= 45), "{command}");
-        let body = command.split_once(" -p '").map(|(_, b)| b.trim_end_matches('\'')).unwrap();
-        assert_eq!(serde_json::from_str::<Value>(body).unwrap(), payload, "still the same JSON");
-    }
-
-    #[test]
     fn commands_quote_names_and_payloads() {
         assert_eq!(
             scale("Deployment", "tenant-a", "app-b", 2),
             "kubectl scale deployment/app-b -n tenant-a --replicas=2"
         );
         assert_eq!(
-            merge_patch_one_line(
-                "nodepool",
-                None,
-                "default",
-                &json!({"spec": {"disruption": {"consolidateAfter": "Never"}}})
-            ),
+            merge_patch("nodepool", None, "default", &json!({"spec": {"disruption": {"consolidateAfter": "Never"}}})),
             r#"kubectl patch nodepool default --type=merge -p '{"spec":{"disruption":{"consolidateAfter":"Never"}}}'"#
         );
         assert_eq!(

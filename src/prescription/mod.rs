@@ -14,6 +14,7 @@
 
 pub(crate) mod candidates;
 pub(crate) mod commands;
+pub(crate) mod forecast;
 #[cfg(test)]
 mod tests;
 
@@ -93,9 +94,13 @@ pub(crate) struct Outcome {
     pub disrupted: BTreeMap<String, DisruptionReason>,
 }
 
-/// A replay a fix is judged by.
-pub(crate) trait Judge {
+/// A replay a fix is judged by. `Sync`: the fixes are replayed on several threads.
+pub(crate) trait Judge: Sync {
     fn judge(&self, snapshot: &Snapshot) -> Outcome;
+    /// Replays spent at most on one report's fixes.
+    fn replays(&self) -> usize {
+        MAX_REPLAYS
+    }
 }
 
 /// The disruption controller's round (what `plan` shows): its commands, and the impact of
@@ -230,39 +235,48 @@ pub(crate) fn prescribe(
     harmed: &[Harmed],
     now: jiff::Timestamp,
 ) -> Vec<Prescription> {
-    let mut replays: BTreeMap<Vec<String>, Result<Outcome, String>> = BTreeMap::new();
-    let mut out = Vec::new();
     let prescribed = &harmed[..harmed.len().min(MAX_WORKLOADS)];
     let together = candidates::replicas_together(snapshot, prescribed);
+    let tried: Vec<Vec<candidates::Candidate>> = prescribed
+        .iter()
+        .map(|h| {
+            let mut tried = candidates::for_workload(snapshot, h, &baseline.disrupted);
+            // The replicas fix of all the harmed workloads at once, after this one's own:
+            // replayed once, listed under each workload it is for.
+            let own = tried.iter().position(|c| c.kind == FixKind::Replicas);
+            if let (Some(at), Some(t)) = (own, &together) {
+                tried.insert(at + 1, t.clone());
+            }
+            tried
+        })
+        .collect();
+    // Each distinct fix once, in the order the workloads try them, while the budget lasts.
+    let budget = judge.replays();
+    let mut wanted: Vec<&[String]> = Vec::new();
+    for c in tried.iter().flatten() {
+        if wanted.len() < budget && !wanted.contains(&c.what_if.as_slice()) {
+            wanted.push(&c.what_if);
+        }
+    }
+    let replays = replay_all(snapshot, judge, &wanted, now);
+    let mut out = Vec::new();
     for (i, h) in harmed.iter().enumerate() {
         let mut p = Prescription { workload: h.workload.clone(), ..Prescription::default() };
-        if i >= MAX_WORKLOADS {
+        let Some(tried) = tried.get(i) else {
             p.not_replayed = Some(format!("only the first {MAX_WORKLOADS} harmed workloads are replayed with fixes"));
             out.push(p);
             continue;
-        }
-        let mut tried = candidates::for_workload(snapshot, h, &baseline.disrupted);
-        // The replicas fix of all the harmed workloads at once, after this one's own: replayed
-        // once, listed under each workload it is for.
-        let own = tried.iter().position(|c| c.kind == FixKind::Replicas);
-        if let (Some(at), Some(t)) = (own, &together) {
-            tried.insert(at + 1, t.clone());
-        }
+        };
         for c in tried {
-            if !replays.contains_key(&c.what_if) {
-                if replays.len() >= MAX_REPLAYS {
-                    p.not_replayed = Some(format!("the {MAX_REPLAYS} replays a report spends on fixes are spent"));
-                    break;
-                }
-                let mut fixed = snapshot.clone();
-                let outcome = apply_what_ifs(&mut fixed, &c.what_if, now).map(|()| judge.judge(&fixed));
-                replays.insert(c.what_if.clone(), outcome);
-            }
-            match &replays[&c.what_if] {
-                Err(why) => p.rejected.push(rejected(c, format!("the what-if does not apply: {why}"))),
+            let Some(outcome) = replays.get(&c.what_if) else {
+                p.not_replayed = Some(format!("the {budget} replays a report spends on fixes are spent"));
+                break;
+            };
+            match outcome {
+                Err(why) => p.rejected.push(rejected(c.clone(), format!("the what-if does not apply: {why}"))),
                 Ok(after) => match verdict(h, baseline, after) {
-                    Err(why) => p.rejected.push(rejected(c, why)),
-                    Ok(()) => p.fixes.push(offered(c, &h.workload, baseline, after)),
+                    Err(why) => p.rejected.push(rejected(c.clone(), why)),
+                    Ok(()) => p.fixes.push(offered(c.clone(), &h.workload, baseline, after)),
                 },
             }
         }
@@ -275,6 +289,52 @@ pub(crate) fn prescribe(
         out.push(p);
     }
     out
+}
+
+/// Pods a fix's copy of the snapshot has room for before its vector grows (a replicas fix adds
+/// one per workload).
+const POD_ROOM: usize = 64;
+
+/// Replays run at once at most: each holds a whole copy of the snapshot (a 10,000-node one is
+/// about half a GiB), so more threads buy wall time with memory the machine may not have.
+const MAX_REPLAY_THREADS: usize = 2;
+
+/// Each of `wanted` applied to its own copy of `snapshot` and judged, on up to
+/// [`MAX_REPLAY_THREADS`] threads (each holds one copy at a time). The replays are independent and each is a pure
+/// function of its what-ifs, so the answer is the same whatever the threads' order.
+fn replay_all(
+    snapshot: &Snapshot,
+    judge: &dyn Judge,
+    wanted: &[&[String]],
+    now: jiff::Timestamp,
+) -> BTreeMap<Vec<String>, Result<Outcome, String>> {
+    let replay = |what_if: &[String]| {
+        let mut fixed = snapshot.clone_with_room(POD_ROOM);
+        apply_what_ifs(&mut fixed, what_if, now).map(|()| judge.judge(&fixed))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(MAX_REPLAY_THREADS)
+        .min(wanted.len());
+    if threads <= 1 {
+        return wanted.iter().map(|w| (w.to_vec(), replay(w))).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(what_if) = wanted.get(i) else { break done };
+                        done.push((what_if.to_vec(), replay(what_if)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
 }
 
 /// `what_if` applied as `--set` applies it (`prepare::apply_what_ifs`): the overrides

@@ -88,22 +88,22 @@ fn do_not_disrupt_and_the_nodepool_fix_verify_with_their_cost() {
 
 #[test]
 fn a_fix_shared_by_two_workloads_is_replayed_once() {
-    struct Counting<'a>(&'a Round, std::cell::Cell<usize>);
+    struct Counting<'a>(&'a Round, std::sync::atomic::AtomicUsize);
     impl Judge for Counting<'_> {
         fn judge(&self, snapshot: &Snapshot) -> Outcome {
-            self.1.set(self.1.get() + 1);
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.0.judge(snapshot)
         }
     }
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
     let round = judge();
-    let counting = Counting(&round, std::cell::Cell::new(0));
+    let counting = Counting(&round, std::sync::atomic::AtomicUsize::new(0));
     let p = prescribe(&s, &counting, &baseline, &harmed, crate::testing::now());
     let tried: usize = p.iter().map(|w| w.fixes.len() + w.rejected.len()).sum();
     // app-b and app-c share node-x's NodePool fix and their replicas fix together.
-    assert_eq!(counting.1.get(), tried - 2);
-    assert!(counting.1.get() <= MAX_REPLAYS);
+    assert_eq!(counting.1.load(std::sync::atomic::Ordering::Relaxed), tried - 2);
+    assert!(counting.1.load(std::sync::atomic::Ordering::Relaxed) <= MAX_REPLAYS);
 }
 
 #[test]

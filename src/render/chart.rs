@@ -206,6 +206,7 @@ mod tests {
             ready_before: 2,
             ready_changes: vec![(10, -1), (15, -1), (20, 1), (25, 1)],
             zero_spans: vec![(15, 25)],
+            prescription: None,
         };
         let (_, values, suffix) = strip_row(&w, 30, 7);
         assert_eq!(values, vec![2.0, 2.0, 1.0, 0.0, 0.0, 2.0, 2.0], "instants 0,5,…,30");

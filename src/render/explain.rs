@@ -197,9 +197,10 @@ fn impact_block(e: &NodeExplanation, styles: &Styles, wide: bool) -> String {
         return format!("  impact if {name} is disrupted: no workload loses pods\n");
     }
     let mut out = format!("\nImpact if {name} is disrupted: {}\n", super::impact::summary(&e.impact));
+    let mut shown = std::collections::BTreeSet::new();
     for w in &e.impact {
         out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
-        for fix in super::impact::fixes(w, styles, wide) {
+        for fix in super::impact::fixes(w, styles, wide, &mut shown) {
             out.push_str(&format!("      {fix}\n"));
         }
     }

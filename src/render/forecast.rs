@@ -172,7 +172,31 @@ fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) 
     )
 }
 
-pub(super) fn forecast(f: &ForecastDoc, styles: &Styles, md: bool, no_headers: bool, width: Option<usize>) -> String {
+/// The fixes replayed for the workloads sent to zero ready replicas, under each one's name.
+fn fixes(f: &ForecastDoc, styles: &Styles, wide: bool, md: bool, no_headers: bool) -> String {
+    let prescribed: Vec<_> = f.workloads.iter().filter_map(|w| Some((w, w.prescription.as_ref()?))).collect();
+    if prescribed.is_empty() {
+        return String::new();
+    }
+    let mut out = heading("Fixes, each replayed as a forecast of its own", md, no_headers);
+    let mut shown = std::collections::BTreeSet::new();
+    for (w, p) in prescribed {
+        out.push_str(&format!("{}\n", w.workload));
+        for line in super::impact::prescription(p, styles, wide || md, &mut shown) {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+pub(super) fn forecast(
+    f: &ForecastDoc,
+    styles: &Styles,
+    wide: bool,
+    md: bool,
+    no_headers: bool,
+    width: Option<usize>,
+) -> String {
     let mut out = summary(f);
     if !f.overrides.is_empty() {
         out.push_str(&format!("What-if: {}.\n", f.overrides.join("; ")));
@@ -190,6 +214,7 @@ pub(super) fn forecast(f: &ForecastDoc, styles: &Styles, md: bool, no_headers: b
     out.push_str(&pools(f, md, no_headers, width));
     out.push_str(&heading("Workloads, most harmed first", md, no_headers));
     out.push_str(&workloads(f, md, no_headers, width));
+    out.push_str(&fixes(f, styles, wide, md, no_headers));
     if !f.pending.is_empty() {
         out.push_str(&heading("Pods left pending", md, no_headers));
         for p in &f.pending {

@@ -1,5 +1,7 @@
 //! The impact lines `explain` and `plan` print: per workload that loses pods, one sentence.
 
+use std::collections::BTreeSet;
+
 use super::format::duration;
 use super::Styles;
 use crate::report::impact::ImpactView;
@@ -71,13 +73,19 @@ pub(super) fn summary(impact: &[ImpactView]) -> String {
 
 /// The lines under a harmed workload: the cheapest fix its replay verified (what it protects,
 /// what it costs, its commands, the `--set` that replays it); the other verified fixes one line
-/// each, or in full when `all` (`-o wide`); then those tried and not offered.
-pub(super) fn fixes(w: &ImpactView, styles: &Styles, all: bool) -> Vec<String> {
-    w.prescription.as_ref().map_or_else(Vec::new, |p| prescription(p, styles, all))
+/// each, or in full when `all` (`-o wide`); then those tried and not offered. A fix `shown` in
+/// full under an earlier workload of the same report (one fix shared by several) is one line.
+pub(super) fn fixes(w: &ImpactView, styles: &Styles, all: bool, shown: &mut BTreeSet<String>) -> Vec<String> {
+    w.prescription.as_ref().map_or_else(Vec::new, |p| prescription(p, styles, all, shown))
 }
 
-/// A prescription's lines (shared with `pdb-audit`'s Fixes).
-pub(super) fn prescription(p: &PrescriptionView, styles: &Styles, all: bool) -> Vec<String> {
+/// A prescription's lines (shared with `pdb-audit`'s Fixes and `forecast`'s).
+pub(super) fn prescription(
+    p: &PrescriptionView,
+    styles: &Styles,
+    all: bool,
+    shown: &mut BTreeSet<String>,
+) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(why) = &p.not_replayed {
         out.push(format!("fixes not replayed: {why}"));
@@ -93,14 +101,19 @@ pub(super) fn prescription(p: &PrescriptionView, styles: &Styles, all: bool) -> 
             f.protects.join(", "),
             cost(f)
         );
+        if shown.contains(&f.replay_flags) {
+            out.push(format!("{head} (its commands above)"));
+            continue;
+        }
         if i > 0 && !all {
             out.push(format!("{head} ({})", f.replay_flags));
             continue;
         }
+        shown.insert(f.replay_flags.clone());
         out.push(head);
         for c in &f.commands {
             // A long payload spans lines inside its quotes: indenting them keeps it JSON.
-            out.extend(c.lines().map(|line| format!("  {line}")));
+            out.extend(laid_out(c).lines().map(|line| format!("  {line}")));
         }
         out.push(Styles::paint(styles.dim, format!("  replayed with: {}", f.replay_flags)));
     }
@@ -121,4 +134,81 @@ fn cost(f: &crate::report::prescription::FixView) -> String {
     let pinned =
         if f.nodes_pinned.is_empty() { String::new() } else { format!(", pins {}", f.nodes_pinned.join(", ")) };
     format!("costs ${:.2}/month of savings{pinned}", f.savings_lost_per_month)
+}
+
+/// Payloads longer than this are laid over several lines: still one shell word (a single-quoted
+/// word may hold newlines) and still JSON, but lines a terminal can show whole. (The narrowest
+/// screen the tests check is 60 columns, and a fix's command starts 12 in.)
+const ONE_LINE_PAYLOAD: usize = 40;
+
+/// `command` as the text shows it: a `kubectl patch … -p '{…}'` whose payload is longer than
+/// [`ONE_LINE_PAYLOAD`] gets it cut into lines; any other command as it is.
+fn laid_out(command: &str) -> std::borrow::Cow<'_, str> {
+    match command.split_once(" -p '") {
+        Some((head, body)) if body.len() > ONE_LINE_PAYLOAD && body.ends_with('\'') => {
+            format!("{head} -p '{}", packed(body, ONE_LINE_PAYLOAD)).into()
+        }
+        _ => command.into(),
+    }
+}
+
+/// Compact JSON (shell-quoted) cut into lines of about `width` characters, only after a `{`, `[`
+/// or `,` outside a string (JSON allows a newline between any two tokens), so it is the same
+/// JSON. A shell's `'\''` can only stand inside a JSON string, where it is skipped like any text.
+fn packed(compact: &str, width: usize) -> String {
+    let mut pieces = Vec::new();
+    let (mut start, mut in_string, mut escaped) = (0, false, false);
+    for (i, c) in compact.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' | '[' | ',' if !in_string => {
+                pieces.push(&compact[start..=i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&compact[start..]);
+    let mut lines: Vec<String> = vec![String::new()];
+    for piece in pieces {
+        match lines.last_mut() {
+            Some(line) if line.is_empty() || line.len() + piece.len() <= width => line.push_str(piece),
+            _ => lines.push(piece.to_owned()),
+        }
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_payload_spans_lines_inside_one_quoted_word() {
+        let payload = serde_json::json!({"spec": {"template": {"spec": {"topologySpreadConstraints": [{"maxSkew": 1,
+            "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway"}]}}}});
+        let command = format!("kubectl patch deployment web -n ns --type=merge -p '{payload}'");
+        assert_eq!(command.lines().count(), 1, "the data carries one line");
+        let shown = laid_out(&command);
+        assert!(shown.lines().count() > 1 && shown.lines().skip(1).all(|l| l.len() <= 45), "{shown}");
+        let body = shown.split_once(" -p '").map(|(_, b)| b.trim_end_matches('\'')).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(body).unwrap(), payload, "still the same JSON");
+    }
+
+    #[test]
+    fn short_payloads_and_other_commands_stay_on_one_line() {
+        let short = r#"kubectl patch pdb x -n ns --type=merge -p '{"a":"it'\''s"}'"#;
+        assert_eq!(laid_out(short), short);
+        let scale = "kubectl scale deployment/app-b -n tenant-a --replicas=2";
+        assert_eq!(laid_out(scale), scale);
+    }
+
+    #[test]
+    fn a_quote_inside_a_string_does_not_end_it() {
+        let body = r#"{"metadata":{"annotations":{"note":"it'\''s, {not} [a] token"}},"spec":{"x":1}}'"#;
+        let shown = packed(body, 10);
+        assert!(shown.lines().any(|l| l.contains(r#""note":"it'\''s, {not} [a] token"}"#)), "{shown}");
+    }
 }

@@ -95,7 +95,7 @@ pub(crate) fn render(
                 Report::Doctor(d) => doctor::text(d, markdown),
                 Report::Diff(d) => diff::text(d, styles, markdown, no_headers, width),
                 Report::InstanceTypes(c) => catalogue::table(c, wide, markdown, no_headers, width),
-                Report::Forecast(f) => forecast::forecast(f, styles, markdown, no_headers, width),
+                Report::Forecast(f) => forecast::forecast(f, styles, wide, markdown, no_headers, width),
                 Report::ForecastComparison(c) => forecast::comparison(c, markdown, no_headers, width),
             };
             let text = if no_headers {

@@ -197,6 +197,7 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
     if !listed.is_empty() {
         out.push_str(&Styles::paint(styles.bold, "\nFixes:\n"));
     }
+    let mut shown = std::collections::BTreeSet::new();
     for (i, (findings, fix, trade_off)) in listed.into_iter().enumerate() {
         let about: Vec<String> =
             findings.iter().map(|f| format!("{} {}", subject(f), Styles::paint(styles.code, f.code))).collect();
@@ -207,7 +208,7 @@ pub(super) fn table(audit: &PdbAudit, styles: &Styles, wide: bool, no_headers: b
         out.push_str(&format!("{indent}{}\n", Styles::paint(styles.dim, format!("Trade-off: {trade_off}"))));
         if let Some(replayed) = findings.iter().find_map(|f| f.replayed_fixes.as_ref()) {
             out.push_str(&format!("{indent}Replayed on this round (as plan shows it):\n"));
-            for line in super::impact::prescription(replayed, styles, wide) {
+            for line in super::impact::prescription(replayed, styles, wide, &mut shown) {
                 out.push_str(&format!("{indent}  {line}\n"));
             }
         }

@@ -61,9 +61,10 @@ pub(super) fn plan(p: &Plan, styles: &Styles, wide: bool, no_headers: bool, widt
         out.push_str(&round_summary(p, styles));
         if !p.impact.is_empty() {
             out.push_str(&format!("Impact of this round: {}\n", super::impact::summary(&p.impact)));
+            let mut shown = std::collections::BTreeSet::new();
             for w in &p.impact {
                 out.push_str(&format!("  {}\n", super::impact::line(w, styles)));
-                for fix in super::impact::fixes(w, styles, wide) {
+                for fix in super::impact::fixes(w, styles, wide, &mut shown) {
                     out.push_str(&format!("      {fix}\n"));
                 }
             }

@@ -149,6 +149,10 @@ pub struct WorkloadView {
     /// the end).
     #[serde(skip)]
     pub zero_spans: Vec<(i64, i64)>,
+    /// The fixes replayed for it when the forecast sends it to zero ready replicas (each one a
+    /// whole forecast of its own: `prescription/forecast.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prescription: Option<super::prescription::PrescriptionView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -329,6 +333,7 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
                     changes
                 },
                 zero_spans: w.zero_spans.iter().map(|(a, b)| (secs(*a), b.map_or(i64::MAX, secs))).collect(),
+                prescription: None,
             })
             .collect(),
         pending: f
@@ -396,6 +401,14 @@ pub(crate) fn comparison(without: ForecastDoc, mut with: ForecastDoc, overrides:
         workloads,
         without,
         with,
+    }
+}
+
+/// Puts each workload's fixes beside its bill.
+pub(crate) fn attach_prescriptions(doc: &mut ForecastDoc, prescriptions: &[crate::prescription::Prescription]) {
+    for view in &mut doc.workloads {
+        view.prescription =
+            prescriptions.iter().find(|p| p.workload == view.workload).map(super::prescription::PrescriptionView::from);
     }
 }
 

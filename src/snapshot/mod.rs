@@ -74,6 +74,34 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A copy with room for `more_pods` pods: a what-if that adds pods to a copy made by `clone`
+    /// (whose vector is full) would move every pod to a new vector on its first push.
+    pub(crate) fn clone_with_room(&self, more_pods: usize) -> Snapshot {
+        let mut pods = Vec::with_capacity(self.pods.len() + more_pods);
+        pods.extend_from_slice(&self.pods);
+        Snapshot {
+            info: self.info.clone(),
+            instance_types: self.instance_types.clone(),
+            nodes: self.nodes.clone(),
+            pods,
+            pdbs: self.pdbs.clone(),
+            daemon_sets: self.daemon_sets.clone(),
+            replica_sets: self.replica_sets.clone(),
+            deployments: self.deployments.clone(),
+            stateful_sets: self.stateful_sets.clone(),
+            hpas: self.hpas.clone(),
+            pvcs: self.pvcs.clone(),
+            pvs: self.pvs.clone(),
+            storage_classes: self.storage_classes.clone(),
+            csi_nodes: self.csi_nodes.clone(),
+            events: self.events.clone(),
+            disruption_metrics: self.disruption_metrics.clone(),
+            node_pools: self.node_pools.clone(),
+            node_claims: self.node_claims.clone(),
+            node_classes: self.node_classes.clone(),
+        }
+    }
+
     /// Builds a snapshot from decoded documents (see [`Document`]).
     pub fn from_documents(documents: Vec<serde_json::Value>) -> Result<Snapshot, DecodeError> {
         decode::decode(documents)

@@ -232,3 +232,51 @@ fn explain_prescribes_only_what_the_round_harms() {
     let kept = json(&["--demo", "explain", "node/node-0", "-o", "json"]);
     assert!(kept["impact"][0].get("prescription").is_none(), "{}", kept["impact"][0]);
 }
+
+/// Issue 36 item 1 for `forecast`: the workloads the forecast sends to zero ready replicas carry
+/// fixes, each replayed as a forecast of its own; every fix offered, given to `forecast --set`,
+/// keeps the workload above zero over the whole forecast and sends no one else to zero.
+#[test]
+fn forecast_prescribes_fixes_its_own_forecast_verifies() {
+    let at_zero = |doc: &Value| -> Vec<String> {
+        doc["workloads"]
+            .as_array()
+            .expect("workloads")
+            .iter()
+            .filter(|w| w["zeroReadyTimes"].as_u64().unwrap() > 0)
+            .map(|w| w["workload"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let doc = json(&["--demo", "forecast", "-o", "json"]);
+    let unfixed = at_zero(&doc);
+    assert!(unfixed.contains(&"Deployment/tenant-a/app-b".to_owned()), "{unfixed:?}");
+    for w in doc["workloads"].as_array().unwrap() {
+        let workload = w["workload"].as_str().unwrap();
+        if !unfixed.iter().any(|u| u == workload) {
+            assert!(w.get("prescription").is_none(), "{workload} never at zero, yet prescribed");
+            continue;
+        }
+        let fixes = w["prescription"]["fixes"].as_array().expect("fixes");
+        assert!(!fixes.is_empty(), "{workload} has a fix: {}", w["prescription"]);
+        for fix in fixes {
+            assert_eq!(fix["protects"][0], workload, "{fix}");
+            assert!(fix["commands"].as_array().unwrap().iter().all(|c| !c.as_str().unwrap().contains('\n')), "{fix}");
+            let mut args = vec!["--demo", "forecast", "-o", "json"];
+            for set in fix["whatIf"].as_array().unwrap() {
+                args.extend(["--set", set.as_str().unwrap()]);
+            }
+            let replayed = json(&args);
+            let still = at_zero(&replayed);
+            assert!(!still.iter().any(|w| w == workload), "{args:?} still sends {workload} to zero: {still:?}");
+            assert!(still.iter().all(|w| unfixed.contains(w)), "{args:?} sends another workload to zero: {still:?}");
+            let lost = doc["savings"].as_f64().unwrap() - replayed["savings"].as_f64().unwrap();
+            assert!((lost.max(0.0) - fix["savingsLostPerHour"].as_f64().unwrap()).abs() < 1e-4, "{args:?}: {fix}");
+        }
+    }
+    bin()
+        .args(["--demo", "forecast"])
+        .assert()
+        .success()
+        .stdout(contains("Fixes, each replayed as a forecast of its own"))
+        .stdout(contains("kubectl scale deployment/app-b -n tenant-a --replicas=2"));
+}
