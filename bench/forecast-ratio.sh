@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/forecast-ratio.sh: what a forecast to steady state costs, in `plan`s of the same cluster
-# (issue 19's target: at most 10 at 2,000 nodes and 60,000 pods).
+# (issue 19's target: at most 10 at 2,000 nodes and 60,000 pods; issue 34's: at most 10 on
+# bigcluster at 500 and 1,000 nodes, and not growing from 1,000 to 5,000).
 #
 # The two commands run in turn, plan then forecast, RUNS times after one warm-up of each, so
 # that each pair sees the machine at the same speed; each pair's ratio is printed, then the
@@ -35,6 +36,10 @@ case "$GENERATOR" in
   synth | bigcluster) ;;
   *) echo "GENERATOR must be synth or bigcluster, not '$GENERATOR'" >&2; exit 2 ;;
 esac
+if [ "$GENERATOR" = bigcluster ] && [ ! -f "$BIGCLUSTER" ]; then
+  echo "no generator at $BIGCLUSTER: set BIGCLUSTER to bigcluster.py" >&2
+  exit 2
+fi
 mkdir -p "$WORK"
 if [ "$NO_BUILD" != 1 ]; then
   echo "building (release)…" >&2
