@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/forecast-ratio.sh: what a forecast to steady state costs, in `plan`s of the same cluster
-# (issue 19's target: at most 10 at 2,000 nodes and 60,000 pods).
+# (issue 19's target: at most 10 at 2,000 nodes and 60,000 pods; issue 34's: at most 10 on
+# bigcluster at 500 and 1,000 nodes, and not growing from 1,000 to 5,000).
 #
 # The two commands run in turn, plan then forecast, RUNS times after one warm-up of each, so
 # that each pair sees the machine at the same speed; each pair's ratio is printed, then the
@@ -9,13 +10,20 @@
 # `bench/run.sh` does, one command after the other) can move the ratio by as much.
 #
 # Usage:  bench/forecast-ratio.sh
-# Env:    NODES=2000     cluster size (30 pods per node, 20 NodePools, one PDB per 50 pods,
-#                        seed 1: the same snapshot `bench/run.sh` generates)
+#         GENERATOR=bigcluster NODES=500 bench/forecast-ratio.sh
+# Env:    GENERATOR=synth  which cluster: `synth` is `examples/synth` (30 pods per node, 20
+#                        NodePools, one PDB per 50 pods, seed 1: the same snapshot `bench/run.sh`
+#                        generates); `bigcluster` is the second generator, BIGCLUSTER (several
+#                        pools and zones, PDBs, spreads and anti-affinity on a share of
+#                        workloads, DaemonSets, drifted NodeClaims; its defaults, seed 1)
+#         NODES=2000     cluster size
+#         BIGCLUSTER=../shared/bench/bigcluster.py   that generator, beside the repository
 #         RUNS=5         pairs measured
 #         WORK=/tmp/kubectl-consolidation-bench   where the snapshot goes (kept for reuse)
 #         NO_BUILD=1     measure the release binary already built
 set -euo pipefail
 
+GENERATOR="${GENERATOR:-synth}"
 NODES="${NODES:-2000}"
 RUNS="${RUNS:-5}"
 WORK="${WORK:-/tmp/kubectl-consolidation-bench}"
@@ -23,6 +31,15 @@ NO_BUILD="${NO_BUILD:-0}"
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+BIGCLUSTER="${BIGCLUSTER:-$root/../shared/bench/bigcluster.py}"
+case "$GENERATOR" in
+  synth | bigcluster) ;;
+  *) echo "GENERATOR must be synth or bigcluster, not '$GENERATOR'" >&2; exit 2 ;;
+esac
+if [ "$GENERATOR" = bigcluster ] && [ ! -f "$BIGCLUSTER" ]; then
+  echo "no generator at $BIGCLUSTER: set BIGCLUSTER to bigcluster.py" >&2
+  exit 2
+fi
 mkdir -p "$WORK"
 if [ "$NO_BUILD" != 1 ]; then
   echo "building (release)…" >&2
@@ -33,10 +50,22 @@ bin="$target/release/kubectl-consolidation"
 synth="$target/release/examples/synth"
 
 pods=$((NODES * 30))
-file="$WORK/synth-plain-${NODES}.json"
-if [ ! -s "$file" ]; then
-  echo "generating $file" >&2
-  "$synth" --nodes "$NODES" --pods "$pods" --pools 20 --pdbs $((pods / 50)) --seed 1 -o "$file" 2>/dev/null
+if [ "$GENERATOR" = synth ]; then
+  file="$WORK/synth-plain-${NODES}.json"
+  if [ ! -s "$file" ]; then
+    echo "generating $file" >&2
+    "$synth" --nodes "$NODES" --pods "$pods" --pools 20 --pdbs $((pods / 50)) --seed 1 -o "$file" 2>/dev/null
+  fi
+else
+  file="$WORK/bigcluster-${NODES}.json"
+  if [ ! -s "$file" ]; then
+    echo "generating $file" >&2
+    python3 "$BIGCLUSTER" --nodes "$NODES" --seed 1 >"$file.tmp" 2>"$file.counts"
+    mv "$file.tmp" "$file"
+  fi
+  # The generator counts its own pods (DaemonSets' and whole Deployments'): "nodes=N pods=P …".
+  pods="$(sed -n 's/.*pods=\([0-9]*\).*/\1/p' "$file.counts" 2>/dev/null || true)"
+  pods="${pods:-?}"
 fi
 
 # timed CMD...: prints "wall_s cpu_s" of one run (output discarded; a failure stops the script).
@@ -70,5 +99,7 @@ for ((run = 1; run <= RUNS; run++)); do
   echo "| $run | $plan_wall | $plan_cpu | $forecast_wall | $forecast_cpu | $wall_ratio | $cpu_ratio | $(date -u +%H:%M) |"
 done
 echo
-echo "${NODES} nodes × ${pods} pods, $(git describe --always --dirty 2>/dev/null || echo '?'):" \
+shape="${NODES} nodes × ${pods} pods"
+[ "$GENERATOR" = synth ] || shape="${GENERATOR} ${shape}"
+echo "${shape}, $(git describe --always --dirty 2>/dev/null || echo '?'):" \
   "forecast / plan, median of ${RUNS} pairs: wall $(median "${wall_ratios[@]}")×, CPU $(median "${cpu_ratios[@]}")×"

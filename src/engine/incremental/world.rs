@@ -97,6 +97,8 @@ pub struct World<'c, 'a> {
     /// The pending pods and the deleting nodes' movers in queue order, with their sort keys:
     /// what every simulation queues beside its candidates' pods (`queue.rs` `merged`).
     shared_queue: std::cell::OnceCell<Vec<queue::Keyed<'a>>>,
+    /// The deleting nodes' movers (by address) whose fit pins a hostname, once asked.
+    pinned_movers: std::cell::OnceCell<HashSet<usize>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
     /// Per key and spread node filter: the spread's registered domains (`topology.rs`).
     spread_domains: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
@@ -177,6 +179,14 @@ pub struct PodFit {
     /// zones and the heaviest preferred term.
     pub requirements: Rc<[Requirements]>,
     pub fits: FitList,
+}
+
+impl PodFit {
+    /// Whether every alternative pins `kubernetes.io/hostname`: the first condition for a pod
+    /// to land nowhere once its named nodes are removed (`Simulation::doomed`).
+    pub fn pins_hostname(&self) -> bool {
+        self.requirements.iter().all(|r| r.get(HOSTNAME).is_some())
+    }
 }
 
 impl queue::RequestsLookup for World<'_, '_> {
@@ -303,6 +313,7 @@ impl<'c, 'a> World<'c, 'a> {
             deleting_pods,
             deleting_movers: std::cell::OnceCell::new(),
             shared_queue: std::cell::OnceCell::new(),
+            pinned_movers: std::cell::OnceCell::new(),
             universes: RefCell::default(),
             spread_domains: RefCell::default(),
             pod_fits: RefCell::default(),
@@ -366,7 +377,7 @@ impl<'c, 'a> World<'c, 'a> {
             cluster.nodes[i]
                 .pods
                 .iter()
-                .filter(|p| pod::is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
+                .filter(|p| cluster.is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
                 .map(|p| address(p))
                 .collect()
         })
@@ -381,6 +392,17 @@ impl<'c, 'a> World<'c, 'a> {
     /// deleting): the pending pods and the deleting nodes' movers, in queue order.
     pub(in crate::engine) fn shared_queue(&self) -> &[queue::Keyed<'a>] {
         self.shared_queue.get_or_init(|| queue::keyed(self.shared_gathered(&[]), self))
+    }
+
+    /// Whether `pod`, a mover of a deleting node, pins a hostname ([`PodFit::pins_hostname`]):
+    /// asked of the same shared pods by every decision-only simulation of the world, so
+    /// answered once per world for all of them.
+    pub(in crate::engine) fn is_pinned_mover(&self, pod: &Pod) -> bool {
+        let pinned = self.pinned_movers.get_or_init(|| {
+            let movers = self.deleting_movers().iter().flatten();
+            movers.filter(|p| self.pod_fit(p).pins_hostname()).map(|p| address(p)).collect()
+        });
+        pinned.contains(&address(pod))
     }
 
     /// The pending pods and the movers of the deleting nodes not in `candidates` (sorted: a

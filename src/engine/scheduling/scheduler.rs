@@ -22,7 +22,7 @@ use super::{pod_data, preferences, queue};
 use crate::engine::incremental::pod_index::PodIndex;
 use crate::engine::incremental::shared_pods::baseline::Tracker;
 use crate::engine::incremental::world::World;
-use crate::engine::labels::{HOSTNAME, ZONE};
+use crate::engine::labels::ZONE;
 use crate::engine::pod;
 use crate::engine::state::{Cluster, StateNode};
 use crate::snapshot::{Pod, Resources};
@@ -100,7 +100,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             let movers = cluster.nodes[i]
                 .pods
                 .iter()
-                .filter(move |p| pod::is_reschedulable(p) && (lifted || !world.is_held(i, p)));
+                .filter(move |p| cluster.is_reschedulable(p) && (lifted || !world.is_held(i, p)));
             movers.enumerate().map(move |(j, p)| ((1 + i, j), (*p, false, false)))
         });
         let queue = if own_candidates.iter().any(|&i| world.is_deleting(i)) {
@@ -144,7 +144,12 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     pub(in crate::engine) fn solve(&mut self) {
         let pods = std::mem::take(&mut self.queue);
         if self.options.decision_only {
-            if let Some(&(pod, ..)) = pods.iter().find(|(pod, pending, _)| !pending && self.doomed(pod)) {
+            // A shared bound pod (a deleting node's mover) can be doomed only if it pins a
+            // hostname, which the world answers once for all of its simulations.
+            let may_be_doomed = |&(pod, pending, from_deleting): &(&'a Pod, bool, bool)| {
+                !pending && (!from_deleting || self.world.is_pinned_mover(pod))
+            };
+            if let Some(&(pod, ..)) = pods.iter().find(|q| may_be_doomed(q) && self.doomed(q.0)) {
                 let key = pod.metadata.key();
                 let to = Destination::Nowhere;
                 self.results.moves =
@@ -242,7 +247,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn doomed(&self, pod: &'a Pod) -> bool {
         // Relaxing only drops constraints, so a pod is pinned after it only if every
         // alternative names the hostname before it: the memoised fit answers most pods.
-        if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
+        if !self.world.pod_fit(pod).pins_hostname() {
             return false;
         }
         self.world.relaxed_pins(pod).is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
@@ -279,7 +284,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// [`Self::doomed`], asked once per pod and simulation.
     fn doomed_memo(&mut self, pod: &'a Pod) -> bool {
         // Most pods pin no hostname: their memoised fit says so without a memo of this one.
-        if !self.world.pod_fit(pod).requirements.iter().all(|r| r.get(HOSTNAME).is_some()) {
+        if !self.world.pod_fit(pod).pins_hostname() {
             return false;
         }
         let key = crate::engine::incremental::pod_requests::address(pod);

@@ -9,7 +9,6 @@ use foldhash::HashMap;
 use crate::engine::incremental::kept_pod_index::InPlace;
 use crate::engine::incremental::world::{PodsIndexed, World};
 use crate::engine::incremental::world_memo::{CountedFrom, KeptCounts};
-use crate::engine::pod;
 use crate::engine::scheduling::topology::PodFilter;
 use crate::snapshot::Pod;
 
@@ -167,7 +166,7 @@ impl<'a> World<'_, 'a> {
                         .pods
                         .iter()
                         .copied()
-                        .filter(|p| pod::is_reschedulable(p) && !self.is_held(i, p))
+                        .filter(|p| cluster.is_reschedulable(p) && !self.is_held(i, p))
                         .collect()
                 })
                 .collect()
