@@ -64,6 +64,9 @@ Examples:
   # At most three rounds, or the first hour
   kubectl consolidation forecast --demo --rounds 3 --until 1h
 
+  # The fixes for the workloads it takes to zero ready pods, each replayed as a forecast
+  kubectl consolidation forecast --demo --fixes
+
   # The same forecast without and with a change
   kubectl consolidation forecast --demo --compare --set deployment/tenant-a/app-b.replicas=2";
 
@@ -174,6 +177,10 @@ pub(crate) struct ForecastArgs {
     /// Run with and without the `--set` changes and print both.
     #[arg(long)]
     pub compare: bool,
+    /// Replay fixes for the workloads it sends to zero ready replicas, as `plan` does for one
+    /// round; each fix is a forecast of its own, so this costs up to 8 forecasts more.
+    #[arg(long)]
+    pub fixes: bool,
     /// A replacement's launch until it is initialized (default 90s).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub launch_delay: Option<jiff::SignedDuration>,

@@ -28,12 +28,15 @@ pub(super) fn run(
     let delays = delays(args, ctx.cli.input.pod_startup.0);
     let unread = snapshot.info.unread.clone();
     let limits = Limits { rounds: args.rounds, until: args.until };
-    // The fixes replay the forecast on copies of the snapshot as it was before this one.
-    let read = snapshot.clone();
+    // `--fixes` replays the forecast on copies of the snapshot as it was before this one.
+    let read = args.fixes.then(|| snapshot.clone());
     let observed = forecast_observed(snapshot, ctx.now, &delays, limits, ctx.observer);
     let mut with = report::forecast::document(&observed, ctx.overrides, &unread);
-    let fixes = crate::prescription::forecast::for_forecast(&read, &observed, ctx.now, &delays, limits);
-    report::forecast::attach_prescriptions(&mut with, &fixes);
+    if let Some(read) = read {
+        let fixes = crate::prescription::forecast::for_forecast(&read, &observed, ctx.now, &delays, limits);
+        report::forecast::attach_prescriptions(&mut with, &fixes);
+    }
+    with.fixes_asked = args.fixes;
     with.placements = report::placement::views(ctx.placements);
     let report = match baseline {
         None => Report::Forecast(Box::new(with)),

@@ -176,7 +176,13 @@ fn workloads(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) 
 fn fixes(f: &ForecastDoc, styles: &Styles, wide: bool, md: bool, no_headers: bool) -> String {
     let prescribed: Vec<_> = f.workloads.iter().filter_map(|w| Some((w, w.prescription.as_ref()?))).collect();
     if prescribed.is_empty() {
-        return String::new();
+        let at_zero = f.workloads.iter().filter(|w| w.zero_ready_times > 0).count();
+        return match at_zero {
+            0 => String::new(),
+            _ if f.fixes_asked => "No fix was replayed for them.\n".to_owned(),
+            1 => "`--fixes` replays the fixes for the workload it takes to zero ready (each a forecast of its own).\n".to_owned(),
+            n => format!("`--fixes` replays the fixes for the {n} workloads it takes to zero ready (each a forecast of its own).\n"),
+        };
     }
     let mut out = heading("Fixes, each replayed as a forecast of its own", md, no_headers);
     let mut shown = std::collections::BTreeSet::new();

@@ -47,6 +47,9 @@ pub struct ForecastDoc {
     /// JSON/YAML document, which has the rounds these points follow from).
     #[serde(skip)]
     pub series: Vec<SeriesPoint>,
+    /// `--fixes` was given (the text says how to ask for them when it was not).
+    #[serde(skip)]
+    pub fixes_asked: bool,
 }
 
 /// One point of the chart: seconds from the start, and each NodePool's (nodes, $/h).
@@ -353,6 +356,7 @@ pub(crate) fn document(f: &Forecast, overrides: &[String], unread: &[crate::snap
             "Node" | "NodeClaim" => Some("the nodes each round starts from, and so every round, are uncertain"),
             _ => None,
         }),
+        fixes_asked: false,
         series: f
             .series
             .iter()

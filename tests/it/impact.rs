@@ -6,6 +6,7 @@
 //! (kubernetes `pkg/controller/replicaset/replica_set.go` `manageReplicas`), so the workload has no
 //! ready pod until the new one is Ready.
 
+use predicates::boolean::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -233,9 +234,10 @@ fn explain_prescribes_only_what_the_round_harms() {
     assert!(kept["impact"][0].get("prescription").is_none(), "{}", kept["impact"][0]);
 }
 
-/// Issue 36 item 1 for `forecast`: the workloads the forecast sends to zero ready replicas carry
-/// fixes, each replayed as a forecast of its own; every fix offered, given to `forecast --set`,
-/// keeps the workload above zero over the whole forecast and sends no one else to zero.
+/// Issue 36 item 1 for `forecast --fixes`: the workloads the forecast sends to zero ready replicas
+/// carry fixes, each replayed as a forecast of its own; every fix offered, given to `forecast
+/// --set`, keeps the workload above zero over the whole forecast and sends no one else to zero.
+/// Without `--fixes` nothing is replayed and the text says how to ask.
 #[test]
 fn forecast_prescribes_fixes_its_own_forecast_verifies() {
     let at_zero = |doc: &Value| -> Vec<String> {
@@ -247,8 +249,10 @@ fn forecast_prescribes_fixes_its_own_forecast_verifies() {
             .map(|w| w["workload"].as_str().unwrap().to_owned())
             .collect()
     };
-    let doc = json(&["--demo", "forecast", "-o", "json"]);
+    let doc = json(&["--demo", "forecast", "--fixes", "-o", "json"]);
     let unfixed = at_zero(&doc);
+    let plain = json(&["--demo", "forecast", "-o", "json"]);
+    assert!(plain["workloads"].as_array().unwrap().iter().all(|w| w.get("prescription").is_none()));
     assert!(unfixed.contains(&"Deployment/tenant-a/app-b".to_owned()), "{unfixed:?}");
     for w in doc["workloads"].as_array().unwrap() {
         let workload = w["workload"].as_str().unwrap();
@@ -274,9 +278,15 @@ fn forecast_prescribes_fixes_its_own_forecast_verifies() {
         }
     }
     bin()
-        .args(["--demo", "forecast"])
+        .args(["--demo", "forecast", "--fixes"])
         .assert()
         .success()
         .stdout(contains("Fixes, each replayed as a forecast of its own"))
         .stdout(contains("kubectl scale deployment/app-b -n tenant-a --replicas=2"));
+    bin()
+        .args(["--demo", "forecast"])
+        .assert()
+        .success()
+        .stdout(contains("`--fixes` replays the fixes for the 2 workloads it takes to zero ready"))
+        .stdout(contains("kubectl scale").not());
 }

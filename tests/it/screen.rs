@@ -167,6 +167,8 @@ fn layout_runs() -> Vec<(&'static str, Vec<String>)> {
     vec![
         // The chart and strips above the tables; the Timeline drops whole columns.
         ("forecast-demo", words(&["--demo", "forecast"])),
+        // `--fixes`: each harmed workload's fixes, a fix shared by both shown in full once.
+        ("forecast-demo-fixes", words(&["--demo", "forecast", "--fixes"])),
         (
             "forecast-drift",
             vec!["--snapshot".into(), scenario_arg("karpenter-p9-drift-oldest-first"), "forecast".into()],
