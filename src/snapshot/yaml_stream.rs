@@ -81,7 +81,9 @@ impl Lent {
 
     /// The sink back; `None` if a document kept it (it gave up with an error then).
     fn take(self) -> Option<Sink> {
-        SINK.with(|slot| slot.borrow_mut().take())
+        let sink = SINK.with(|slot| slot.borrow_mut().take());
+        drop(self);
+        sink
     }
 }
 
@@ -133,13 +135,12 @@ impl<'de> Visitor<'de> for TopMapping<'_> {
         while let Some(key) = next {
             if key == "items" && may_be_list(&fields) {
                 let items = ItemsOrValue { sink: &mut *self.sink, index: self.index };
-                match map.next_value_seed(items)? {
-                    Some(value) => fields.insert(key, value),
-                    None => {
-                        streamed = true;
-                        fields.insert(key, Value::Array(Vec::new()))
-                    }
-                };
+                if let Some(value) = map.next_value_seed(items)? {
+                    fields.insert(key, value);
+                } else {
+                    streamed = true;
+                    fields.insert(key, Value::Array(Vec::new()));
+                }
             } else {
                 let value: Value = map.next_value()?;
                 fields.insert(key, value);
