@@ -120,6 +120,18 @@ impl Builder {
         Ok(())
     }
 
+    /// Adds every object of one parsed YAML value (an object, or a List, nested or not) as
+    /// [`decode`] adds it in its turn: item `item_path` of document `index`, for locations.
+    pub(super) fn add_value(&mut self, value: Value, index: usize, item_path: &[usize]) -> Result<(), DecodeError> {
+        let mut objects = Vec::new();
+        flatten(value, index, &mut objects);
+        for (mut at, object, _) in objects {
+            at.item_path.splice(..0, item_path.iter().copied());
+            self.add(object, &at)?;
+        }
+        Ok(())
+    }
+
     /// Appends what `other` collected, as if its objects had been added here after ours.
     fn absorb(&mut self, other: Builder) {
         let (to, from) = (&mut self.snapshot, other.snapshot);
@@ -361,7 +373,7 @@ fn offset_in(text: &str, line: usize, column: usize) -> usize {
     at
 }
 
-fn is_list(api_version: &str, kind: &str) -> bool {
+pub(super) fn is_list(api_version: &str, kind: &str) -> bool {
     (kind == "List" || kind.ends_with("List")) && api_version != API_VERSION
 }
 

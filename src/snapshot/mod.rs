@@ -22,6 +22,7 @@ mod stream;
 mod time;
 mod validate;
 mod workloads;
+mod yaml_stream;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
@@ -122,6 +123,15 @@ impl Snapshot {
     /// the text decoder reads: decode the text then, for an error that points into it.
     pub fn from_json_reader(reader: impl std::io::Read) -> Option<Snapshot> {
         stream::decode_reader(reader)
+    }
+
+    /// Builds a snapshot from a YAML stream as it is parsed with `options`, without holding
+    /// its documents as values. `None` when the stream has a syntax error, or a shape only the
+    /// whole-stream decoder reads: parse it with the same options and decode the documents
+    /// ([`Snapshot::from_documents`]) then. Otherwise the answer that path gives, the snapshot
+    /// or its first error.
+    pub fn from_yaml(text: &str, options: serde_saphyr::Options) -> Option<Result<Snapshot, DecodeError>> {
+        yaml_stream::decode_text(text, options)
     }
 
     /// The snapshot as one `v1 List` document that [`Snapshot::from_documents`] reads back.

@@ -188,8 +188,12 @@ pub fn read_text(text: &str, name: &str) -> Result<Snapshot, Error> {
             Err(e) => return Err(locate(&e, text, name)),
         }
     } else {
-        let documents = parse_documents(text, name)?;
-        Snapshot::from_documents(documents).map_err(|e| locate(&e, text, name))?
+        // Decoded as it is parsed; a stream it cannot read so is parsed whole, as before.
+        let decoded = match Snapshot::from_yaml(text, yaml_options(text)) {
+            Some(decoded) => decoded,
+            None => Snapshot::from_documents(parse_documents(text, name)?),
+        };
+        decoded.map_err(|e| locate(&e, text, name))?
     };
     non_empty(snapshot, name)
 }
@@ -273,6 +277,21 @@ fn yaml_follows(rest: &str) -> bool {
 /// Parses `full[from..]` as a YAML stream; errors point into `full`.
 fn parse_yaml(full: &str, from: usize, name: &str) -> Result<Vec<Value>, Error> {
     let text = &full[from..];
+    serde_saphyr::from_multiple_with_options::<Value>(text, yaml_options(text)).map_err(|e| {
+        let offset = e.location().map(|l| from + offset_of_char(text, l.line() as usize, l.column() as usize));
+        let message = e.to_string();
+        let (message, help) = yaml_message(&message);
+        let mut error = syntax(full, name, message, offset);
+        if let (Some(help), Error::Syntax { help: h, .. }) = (help, &mut error) {
+            help.clone_into(h);
+        }
+        error
+    })
+}
+
+/// The options every YAML stream `text` is parsed with, streamed or whole: no budget but
+/// nesting and aliases.
+pub fn yaml_options(text: &str) -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_events = usize::MAX;
     budget.max_nodes = usize::MAX;
@@ -283,7 +302,8 @@ fn parse_yaml(full: &str, from: usize, name: &str) -> Result<Vec<Value>, Error> 
     // kubectl never writes aliases, but PyYAML does (`&id001`). One alias can stand for a
     // megabyte of text, and ten thousand of them for ten gigabytes of values, so a count of
     // aliases bounds nothing: the events they replay are bounded so that, each at most as
-    // large as the longest scalar can be, they add at most 8 times the input.
+    // large as the longest scalar can be, they add at most 8 times the input (per document:
+    // the parser counts them afresh after each `---`).
     let mut alias_limits = serde_saphyr::options::AliasLimits::default();
     alias_limits.max_total_replayed_events = REPLAY_FACTOR * text.len() / longest_scalar(text).max(1) + 64;
     let mut options = serde_saphyr::Options::default();
@@ -291,16 +311,7 @@ fn parse_yaml(full: &str, from: usize, name: &str) -> Result<Vec<Value>, Error> 
     options.alias_limits = alias_limits;
     options.strict_booleans = true;
     options.leading_zero_numbers_as_strings = true;
-    serde_saphyr::from_multiple_with_options::<Value>(text, options).map_err(|e| {
-        let offset = e.location().map(|l| from + offset_of_char(text, l.line() as usize, l.column() as usize));
-        let message = e.to_string();
-        let (message, help) = yaml_message(&message);
-        let mut error = syntax(full, name, message, offset);
-        if let (Some(help), Error::Syntax { help: h, .. }) = (help, &mut error) {
-            help.clone_into(h);
-        }
-        error
-    })
+    options
 }
 
 /// Aliases may add at most this many times the input's size (see [`parse_documents`]).

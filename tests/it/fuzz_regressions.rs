@@ -12,7 +12,7 @@ use kubectl_consolidation::forecast_oracle::forecast_overrun;
 use kubectl_consolidation::quantity::Quantity;
 use kubectl_consolidation::redaction_oracle::redaction_differences;
 use kubectl_consolidation::snapshot::Snapshot;
-use kubectl_consolidation::source::file::{read_bytes, read_path};
+use kubectl_consolidation::source::file::{read_bytes, read_path, yaml_options};
 use kubectl_consolidation::terminal_oracle::raw_characters;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -54,6 +54,36 @@ fn loader_inputs_load_or_fail_with_a_diagnostic() {
             }
         }
     }
+}
+
+/// Every file under `tests/` that is not JSON (fixtures, scenarios, the hostile inputs and the
+/// fuzzer's), decoded as it is parsed, gives what parsing the whole stream first and decoding
+/// its documents gives: the same snapshot or the same first error. Or the fast path gives up.
+#[test]
+fn streamed_yaml_is_the_whole_stream_decoded() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = inputs("load_yaml");
+    for dir in ["bad-input", "fixtures"] {
+        files.extend(files_in(&tests.join(dir)));
+    }
+    for scenario in std::fs::read_dir(tests.join("scenarios")).unwrap() {
+        files.extend(files_in(&scenario.unwrap().path()));
+    }
+    let (mut streamed, mut failed) = (0, 0);
+    for (name, data) in files {
+        let Ok(text) = std::str::from_utf8(&data) else { continue };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.trim_start().starts_with(['{', '[']) {
+            continue;
+        }
+        let Some(answer) = Snapshot::from_yaml(text, yaml_options(text)) else { continue };
+        let documents = serde_saphyr::from_multiple_with_options::<Value>(text, yaml_options(text));
+        let whole = documents.map_or_else(|e| panic!("{name}: {e}"), Snapshot::from_documents);
+        assert_eq!(answer, whole, "{name}");
+        streamed += 1;
+        failed += usize::from(answer.is_err());
+    }
+    assert!(streamed > 500 && failed > 5, "{streamed} streamed, {failed} of them errors");
 }
 
 #[test]
