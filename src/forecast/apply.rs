@@ -135,7 +135,8 @@ fn drain_end(
     }
     let node_of = |i: usize| state.snapshot.pods[i].spec.node_name.as_deref();
     let deadline_of = |i: usize| node_of(i).and_then(|n| deadlines.get(n));
-    let evicted_at: BTreeMap<&str, Timestamp> = evictions.landing.iter().map(|l| (l.pod.as_str(), l.evicted_at)).collect();
+    let evicted_at: BTreeMap<&str, Timestamp> =
+        evictions.landing.iter().map(|l| (l.pod.as_str(), l.evicted_at)).collect();
     let pods: Vec<(usize, Timestamp)> = moving
         .iter()
         .filter_map(|(i, _)| Some((*i, *evicted_at.get(state.snapshot.pods[*i].metadata.key().as_str())?)))
