@@ -97,7 +97,9 @@ impl Ledger {
             if ask.healthy {
                 budget.least(t, ask.startup.map(|s| t + s)) >= 1
             } else {
-                budget.always_allow_unhealthy || budget.at(t) >= if budget.desired_healthy > 0 { 0 } else { 1 }
+                // Met (`currentHealthy ≥ desiredHealthy > 0`), or else one disruption to spare.
+                let met = budget.desired_healthy > 0 && budget.at(t) >= 0;
+                budget.always_allow_unhealthy || met || budget.at(t) >= 1
             }
         };
         // The allowance only rises when a change lands: those moments are the only other ones
