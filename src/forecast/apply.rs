@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 
 use super::clock::Delays;
-use super::impact::{Harm, Workloads};
+use super::impact::{pod_grace, Evictions, Harm, Workloads};
 use super::launch::{launch, Launch};
 use super::state::{InFlight, State};
 use crate::engine::labels::DISRUPTED_TAINT;
@@ -28,9 +28,13 @@ use crate::snapshot::{Condition, Taint};
 pub(crate) struct Started {
     pub launches: Vec<Launch>,
     pub drain_at: Timestamp,
-    pub gone_at: Timestamp,
+    /// `None`: a pod no budget ever lets go holds a node, and no `terminationGracePeriod` ends
+    /// the wait.
+    pub gone_at: Option<Timestamp>,
     pub moved: usize,
     pub pending: Vec<String>,
+    /// The pods that hold it (`ns/name`).
+    pub held: Vec<String>,
 }
 
 /// Starts `command` at `at`: marks its candidates, launches its replacements, and schedules the
@@ -73,15 +77,11 @@ pub(crate) fn start(
             moving.push((i, to));
         }
     }
-    let plan = harm.evict(state, workloads, &moving, drain_at, delays);
-    let grace = moving
-        .iter()
-        .map(|(i, _)| state.snapshot.pods[*i].spec.termination_grace_period_seconds)
-        .map(|g| g.map_or(delays.termination_grace.value, SignedDuration::from_secs))
-        .max()
-        .unwrap_or(SignedDuration::ZERO);
-    let last_eviction = plan.iter().map(|l| l.evicted_at).max().unwrap_or(drain_at);
-    let gone_at = last_eviction + grace;
+    let deadlines = termination_deadlines(state, &candidates, drain_at);
+    let evictions = harm.evict(state, workloads, &moving, drain_at, &deadlines, delays);
+    let gone_at = drain_end(state, &moving, &evictions, drain_at, &deadlines, delays);
+    let plan = evictions.landing;
+    let held: Vec<String> = evictions.held.iter().map(|&i| state.snapshot.pods[i].metadata.key()).collect();
     let pending: Vec<String> = plan.iter().filter(|l| l.to.is_none()).map(|l| l.pod.clone()).collect();
     let moved = plan.len() - pending.len();
     state.in_flight.push(InFlight {
@@ -92,7 +92,72 @@ pub(crate) fn start(
         drained: false,
         landing: plan,
     });
-    Started { launches, drain_at, gone_at, moved, pending }
+    Started { launches, drain_at, gone_at, moved, pending, held }
+}
+
+/// When each candidate's `terminationGracePeriod` runs out: its NodeClaim's deletion (the drain's
+/// start) plus the period, as karpenter `nodeclaim/lifecycle/controller.go`
+/// `ensureTerminationGracePeriodTerminationTimeAnnotation` stamps it in
+/// `karpenter.sh/nodeclaim-termination-timestamp` and the termination controller reads it back
+/// (`node/termination/controller.go` `nodeTerminationTime`).
+fn termination_deadlines(
+    state: &State,
+    candidates: &BTreeSet<&str>,
+    drain_at: Timestamp,
+) -> BTreeMap<String, Timestamp> {
+    state
+        .snapshot
+        .node_claims
+        .iter()
+        .filter_map(|c| {
+            let node = c.status.node_name.as_deref().filter(|n| candidates.contains(n))?;
+            let period: SignedDuration = c.spec.termination_grace_period.as_deref()?.parse().ok()?;
+            Some((node.to_owned(), drain_at.checked_add(period).ok()?))
+        })
+        .collect()
+}
+
+/// When the drained nodes are gone: once the last eviction's pod has had its termination grace
+/// (the longest of the moving pods'), but on a node whose `terminationGracePeriod` runs out
+/// first, then (every pod left is deleted with at most the time remaining, at least 1 s:
+/// karpenter `terminator.go` `DeleteExpiringPods`; pods already terminating past it are deleted
+/// again, `IsPodEligibleForForcedEviction`). `None` while a pod is held for good.
+fn drain_end(
+    state: &State,
+    moving: &[(usize, Option<String>)],
+    evictions: &Evictions,
+    drain_at: Timestamp,
+    deadlines: &BTreeMap<String, Timestamp>,
+    delays: &Delays,
+) -> Option<Timestamp> {
+    if !evictions.held.is_empty() {
+        return None;
+    }
+    let node_of = |i: usize| state.snapshot.pods[i].spec.node_name.as_deref();
+    let deadline_of = |i: usize| node_of(i).and_then(|n| deadlines.get(n));
+    let evicted_at: BTreeMap<&str, Timestamp> =
+        evictions.landing.iter().map(|l| (l.pod.as_str(), l.evicted_at)).collect();
+    let pods: Vec<(usize, Timestamp)> = moving
+        .iter()
+        .filter_map(|(i, _)| Some((*i, *evicted_at.get(state.snapshot.pods[*i].metadata.key().as_str())?)))
+        .collect();
+    // Nodes without a period: the last eviction plus the longest grace, over all of them.
+    let unbounded = pods.iter().filter(|(i, _)| deadline_of(*i).is_none());
+    let grace = unbounded.clone().map(|(i, _)| pod_grace(&state.snapshot.pods[*i], delays)).max();
+    let last = unbounded.map(|(_, at)| *at).max();
+    let mut gone = match (last, grace) {
+        (Some(last), Some(grace)) => last + grace,
+        _ => drain_at,
+    };
+    // Each node with a period: the same, cut at its deadline.
+    for (node, deadline) in deadlines {
+        let on: Vec<&(usize, Timestamp)> = pods.iter().filter(|(i, _)| node_of(*i) == Some(node.as_str())).collect();
+        let Some(last) = on.iter().map(|(_, at)| *at).max() else { continue };
+        let grace = on.iter().map(|(i, _)| pod_grace(&state.snapshot.pods[*i], delays)).max().unwrap_or_default();
+        let cut = (*deadline).max(drain_at + SignedDuration::from_secs(1));
+        gone = gone.max((last + grace).min(cut));
+    }
+    Some(gone)
 }
 
 /// `queue.go` `markDisrupted`: the `karpenter.sh/disrupted:NoSchedule` taint and the
@@ -149,8 +214,9 @@ pub(crate) fn advance(state: &mut State, to: Timestamp) {
                 state.set_ready(i, true, t);
             }
         }
-        let gone: Vec<InFlight> = state.in_flight.iter().filter(|f| f.drained && f.gone_at <= t).cloned().collect();
-        state.in_flight.retain(|f| !(f.drained && f.gone_at <= t));
+        let is_gone = |f: &InFlight| f.drained && f.gone_at.is_some_and(|g| g <= t);
+        let gone: Vec<InFlight> = state.in_flight.iter().filter(|f| is_gone(f)).cloned().collect();
+        state.in_flight.retain(|f| !is_gone(f));
         for f in gone {
             remove_nodes(state, &f.candidates);
         }

@@ -5,11 +5,12 @@
 //! `status.disruptionsAllowed` is positive (kubernetes `pkg/registry/core/pod/storage/eviction.go`
 //! `checkAndDecrement`); the termination controller retries the refused ones (karpenter
 //! `pkg/controllers/node/termination/terminator/eviction.go`). So a workload's pods on the
-//! drained nodes leave in waves of at most `disruptionsAllowed`, each wave once the previous
-//! wave's copies are Ready; without a budget they leave at once. A wave that takes every ready
-//! pod leaves the workload at zero ready replicas for its pods' startup, estimated as `explain`
-//! and `plan` estimate it ([`crate::audit::impact`]: the median start → Ready of its own pods,
-//! else `--pod-startup`).
+//! drained nodes leave as one ledger per budget, kept across every drain in flight, lets them
+//! ([`super::disruptions`]): in waves, each once earlier copies are Ready; a budget at 0 stalls
+//! the drain until the NodeClaim's `terminationGracePeriod` ends it; without a budget they leave
+//! at once. A wave that takes every ready pod leaves the workload at zero ready replicas for its
+//! pods' startup, estimated as `explain` and `plan` estimate it ([`crate::audit::impact`]: the
+//! median start → Ready of its own pods, else `--pod-startup`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,6 +18,7 @@ use foldhash::HashMap;
 use jiff::{SignedDuration, Timestamp};
 
 use super::clock::Delays;
+use super::disruptions::Ask;
 use super::state::{Landing, State};
 use crate::audit::impact::{startup_of, Startup};
 use crate::snapshot::{is_true, Pod, Snapshot};
@@ -128,6 +130,20 @@ pub(crate) struct WorkloadHarm {
     down_since: Option<Timestamp>,
 }
 
+/// What a drain's plan does with its pods.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Evictions {
+    /// The pods that go: when, and where their copies land.
+    pub landing: Vec<Landing>,
+    /// The pods nothing ever lets go (positions): they hold their node.
+    pub held: Vec<usize>,
+}
+
+/// A pod's `terminationGracePeriodSeconds`, or the default when it sets none.
+pub(crate) fn pod_grace(pod: &Pod, delays: &Delays) -> SignedDuration {
+    pod.spec.termination_grace_period_seconds.map_or(delays.termination_grace.value, SignedDuration::from_secs)
+}
+
 /// The ledger of harm, by workload.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Harm {
@@ -135,26 +151,31 @@ pub(crate) struct Harm {
 }
 
 impl Harm {
-    /// Plans the evictions of `moving` (pod position, destination) from `drain_at` in waves
-    /// and records what they cost each workload.
+    /// Plans the evictions of `moving` (pod position, destination) from `drain_at` and records
+    /// what they cost each workload. Each pod goes when the ledger of the budget that selects it
+    /// lets it ([`super::disruptions`]), or, on a node whose NodeClaim has a
+    /// `terminationGracePeriod` (`deadlines`: when it runs out), when the termination controller
+    /// deletes it whatever the budgets say: its own grace before the deadline, at once when that
+    /// is already past (karpenter `terminator.go` `DeleteExpiringPods`,
+    /// `podDeleteTimeWithGracePeriod`). A pod selected by several budgets is never evicted (the
+    /// eviction API refuses it). Pods nothing lets go are returned as held.
     pub(crate) fn evict(
         &mut self,
         state: &mut State,
         workloads: &Workloads,
         moving: &[(usize, Option<String>)],
         drain_at: Timestamp,
+        deadlines: &BTreeMap<String, Timestamp>,
         delays: &Delays,
-    ) -> Vec<Landing> {
+    ) -> Evictions {
         let mut groups: BTreeMap<Option<usize>, Vec<&(usize, Option<String>)>> = BTreeMap::new();
         for m in moving {
             groups.entry(workloads.of(&state.snapshot.pods[m.0].metadata.key())).or_default().push(m);
         }
-        let mut out = Vec::new();
+        let mut out = Evictions::default();
         for (w, mut members) in groups {
             members.sort_by_cached_key(|(p, _)| state.snapshot.pods[*p].metadata.key());
             let startup = w.map_or(delays.pod_startup.value, |w| workloads.startup[w].duration);
-            let per =
-                state.allowed_evictions(members[0].0).map_or(members.len(), |a| usize::try_from(a.max(1)).unwrap_or(1));
             let ready_before = w.map_or(members.len(), |w| {
                 workloads.pods[w]
                     .iter()
@@ -162,28 +183,52 @@ impl Harm {
                     .filter(|&&i| is_true(&state.snapshot.pods[i].status.conditions, "Ready"))
                     .count()
             });
-            let mut waves: BTreeMap<usize, (usize, bool)> = BTreeMap::new();
+            let mut waves: BTreeMap<Timestamp, (usize, bool)> = BTreeMap::new();
             let mut ready_changes = Vec::new();
-            for (j, (p, to)) in members.iter().enumerate() {
-                let wave = j / per;
-                let evicted_at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
-                if is_true(&state.snapshot.pods[*p].status.conditions, "Ready") {
+            let mut evicted: Vec<&(usize, Option<String>)> = Vec::new();
+            for m in members {
+                let (p, to) = m;
+                let healthy = is_true(&state.snapshot.pods[*p].status.conditions, "Ready");
+                let ask = Ask { healthy, startup: to.is_some().then_some(startup) };
+                let pdbs = state.pdbs_of(*p);
+                let evictable = match pdbs.as_slice() {
+                    [] => Some(drain_at),
+                    [one] => state.ledger.earliest(*one, drain_at, ask),
+                    _ => None,
+                };
+                let pod = &state.snapshot.pods[*p];
+                let deleted = pod.spec.node_name.as_ref().and_then(|n| deadlines.get(n)).map(|deadline| {
+                    let grace = pod_grace(pod, delays);
+                    (*deadline - grace).max(drain_at)
+                });
+                let at = match (evictable, deleted) {
+                    (Some(e), Some(d)) => Some(e.min(d)),
+                    (e, d) => e.or(d),
+                };
+                let Some(evicted_at) = at else {
+                    out.held.push(*p);
+                    continue;
+                };
+                state.ledger.record(&pdbs, evicted_at, healthy, to.is_some().then(|| evicted_at + startup));
+                if healthy {
                     ready_changes.push((evicted_at, -1));
                 }
                 if to.is_some() {
                     ready_changes.push((evicted_at + startup, 1));
                 }
-                out.push(Landing {
+                out.landing.push(Landing {
                     pod: state.snapshot.pods[*p].metadata.key(),
                     to: to.clone(),
                     evicted_at,
                     ready_at: evicted_at + startup,
                 });
-                let e = waves.entry(wave).or_insert((0, false));
+                let e = waves.entry(evicted_at).or_insert((0, false));
                 e.0 += 1;
                 e.1 |= to.is_none();
+                evicted.push(m);
             }
-            let Some(w) = w else { continue };
+            let members = evicted;
+            let Some(w) = w.filter(|_| !members.is_empty()) else { continue };
             let entry = self.by_workload.entry(w).or_insert_with(|| WorkloadHarm {
                 workload: workloads.names[w].clone(),
                 evictions: 0,
@@ -202,10 +247,9 @@ impl Harm {
             entry.pending += members.iter().filter(|(_, to)| to.is_none()).count();
             entry.nodes.extend(members.iter().filter_map(|(p, _)| state.snapshot.pods[*p].spec.node_name.clone()));
             let lost_for_good = entry.pending;
-            for (wave, (count, any_pending)) in waves {
+            for (at, (count, any_pending)) in waves {
                 if ready_before > 0 && count >= ready_before {
                     entry.zero_ready_times += 1;
-                    let at = drain_at + startup * i32::try_from(wave).unwrap_or(i32::MAX);
                     if any_pending && lost_for_good >= ready_before {
                         entry.down_since.get_or_insert(at);
                         entry.zero_spans.push((at, None));

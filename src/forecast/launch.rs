@@ -145,6 +145,10 @@ pub(crate) fn new_node(
     nodeclaim.metadata.name = format!("{name}-claim");
     nodeclaim.metadata.labels = labels;
     nodeclaim.metadata.creation_timestamp = Some(at);
+    // A new NodeClaim takes its NodePool template's `terminationGracePeriod` (karpenter
+    // `provisioning/scheduling/nodeclaimtemplate.go` `ToNodeClaim`), which bounds its own drain.
+    nodeclaim.spec.termination_grace_period =
+        template.and_then(|p| p.spec.template.spec.termination_grace_period.clone());
     nodeclaim.status.node_name = Some(name.to_owned());
     nodeclaim.status.provider_id = Some(provider);
     nodeclaim.status.capacity.clone_from(&node.status.capacity);

@@ -12,6 +12,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod clock;
+pub(crate) mod disruptions;
 pub(crate) mod impact;
 pub(crate) mod launch;
 pub(crate) mod state;
@@ -127,7 +128,7 @@ pub(crate) struct Forecast {
     pub stop: Stop,
     /// The rounds it would run at most: `--rounds`, else [`MAX_ROUNDS`].
     pub max_rounds: usize,
-    /// When the last command finished (its nodes gone).
+    /// When the last command finished (its nodes gone; a drain held for good never does).
     pub end: SignedDuration,
     /// When the last round ran: the forecast looked this far.
     pub looked_until: SignedDuration,
@@ -226,7 +227,7 @@ pub(crate) fn forecast_observed(
         advance(&mut state, due);
         series.sample(&state.snapshot, now.duration_until(due));
     }
-    let end = rounds.iter().flat_map(|r| r.steps.iter().map(|s| s.started.gone_at)).max().unwrap_or(now);
+    let end = rounds.iter().flat_map(|r| r.steps.iter().filter_map(|s| s.started.gone_at)).max().unwrap_or(now);
     let after = pool_states(&state.snapshot, state.now);
     series.settle(&before, &after);
     let mut pools: BTreeMap<String, (PoolState, PoolState)> = BTreeMap::new();

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use foldhash::HashMap;
 use jiff::Timestamp;
 
+use super::disruptions::Ledger;
 use crate::audit::budget::Rule;
 use crate::engine::incremental::pod_table::PodTable;
 use crate::engine::state::PodsByNode;
@@ -20,8 +21,9 @@ pub(crate) struct InFlight {
     /// The replacements are initialized and the candidates' NodeClaims deleted (a delete
     /// command's start).
     pub drain_at: Timestamp,
-    /// The candidates' last pods have terminated: the nodes are gone.
-    pub gone_at: Timestamp,
+    /// The candidates' last pods have terminated: the nodes are gone (`None`: a pod no budget
+    /// ever lets go holds them, and no `terminationGracePeriod` ends the wait).
+    pub gone_at: Option<Timestamp>,
     pub drained: bool,
     /// Each moving pod (`ns/name`), where it lands (`None`: nowhere, it stays pending), and when
     /// its new copy is Ready.
@@ -32,7 +34,8 @@ pub(crate) struct InFlight {
 pub(crate) struct Landing {
     pub pod: String,
     pub to: Option<String>,
-    /// When it is evicted (its PDB may make it wait for an earlier wave).
+    /// When it is evicted (its PDB may make it wait for copies to be Ready), or deleted as its
+    /// node's `terminationGracePeriod` runs out.
     pub evicted_at: Timestamp,
     pub ready_at: Timestamp,
 }
@@ -60,6 +63,8 @@ pub(crate) struct State {
     pods_on: PodsByNode,
     /// Per pod, the PDBs that select it (extended as pods are added).
     pods_known: PodTable,
+    /// Every PDB's allowance over time, across all drains in flight.
+    pub ledger: Ledger,
     /// Nodes whose Node or NodeClaim changed since the last [`State::take_touched`]: what the
     /// next round's cache compares again ([`crate::engine::RoundCache::nodes_changed`]).
     touched: BTreeSet<String>,
@@ -81,9 +86,11 @@ impl State {
             pod_index: HashMap::default(),
             pods_on: HashMap::default(),
             pods_known: PodTable::default(),
+            ledger: Ledger::default(),
             touched: BTreeSet::new(),
             ended: Vec::new(),
         };
+        state.ledger = Ledger::new(&state.snapshot.pdbs);
         state.pod_index = state.snapshot.pods.iter().enumerate().map(|(i, p)| (p.metadata.key(), i)).collect();
         for (i, p) in state.snapshot.pods.iter().enumerate() {
             if let Some(node) = &p.spec.node_name {
@@ -171,18 +178,15 @@ impl State {
 
     /// The earliest thing not yet applied: a node initialized, a drain, a node gone, a pod Ready.
     pub(crate) fn next_due(&self) -> Option<Timestamp> {
-        let flights = self.in_flight.iter().map(|f| if f.drained { f.gone_at } else { f.drain_at });
+        let flights = self.in_flight.iter().filter_map(|f| if f.drained { f.gone_at } else { Some(f.drain_at) });
         let initializing = self.initializing.iter().map(|(_, t)| *t);
         flights.chain(self.starting.iter().map(|(_, t)| *t)).chain(initializing).min()
     }
 
-    /// The `status.disruptionsAllowed` that governs pod `i`'s eviction: the least of the PDBs
-    /// selecting it; `None` when none does.
-    pub(crate) fn allowed_evictions(&mut self, i: usize) -> Option<i32> {
+    /// The positions of the PDBs that select pod `i`.
+    pub(crate) fn pdbs_of(&mut self, i: usize) -> Vec<usize> {
         self.pods_known.cover(&self.snapshot.pods, &self.snapshot.pdbs);
-        let pdbs = self.pods_known.pdbs_of(i);
-        let allowed = pdbs.iter().map(|&b| self.snapshot.pdbs[b].status.disruptions_allowed);
-        allowed.min()
+        self.pods_known.pdbs_of(i).to_vec()
     }
 
     /// Marks a pod Ready or not, and moves the healthy count of every PDB that selects it, as

@@ -19,6 +19,11 @@ fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
 }
 
+/// When a started command's nodes are gone (every drain in these tests ends).
+fn gone(started: &super::apply::Started) -> jiff::Timestamp {
+    started.gone_at.expect("the drain ends")
+}
+
 /// The state's index of each node's pods says what the pods' own `spec.nodeName` say.
 fn assert_pods_on_agrees(state: &State) {
     let mut names: BTreeSet<&str> = state.snapshot.nodes.iter().map(|n| n.metadata.name.as_str()).collect();
@@ -70,7 +75,7 @@ fn apply_conserves_pods_every_pod_is_placed_or_reported_pending() {
     let started = start(&mut state, &replay.commands[0], now(), &delays, &workloads, &mut harm);
     advance(&mut state, started.drain_at);
     assert_pods_on_agrees(&state);
-    advance(&mut state, started.gone_at + secs(3600));
+    advance(&mut state, gone(&started) + secs(3600));
     assert_pods_on_agrees(&state);
     let after: BTreeSet<String> = state.snapshot.pods.iter().map(|p| p.metadata.key()).collect();
     let pending: BTreeSet<String> = state.pending.keys().cloned().collect();
@@ -104,12 +109,12 @@ fn a_pod_with_no_place_stays_pending_and_is_reported() {
     let mut harm = Harm::default();
     let started = start(&mut state, &command, now(), &delays, &workloads, &mut harm);
     assert_eq!(started.pending, ["default/p"]);
-    advance(&mut state, started.gone_at);
+    advance(&mut state, gone(&started));
     assert_pods_on_agrees(&state);
     assert!(state.pending.contains_key("default/p"));
     let p = state.snapshot.pods.iter().find(|p| p.metadata.name == "p").expect("the pod is kept");
     assert_eq!(p.spec.node_name, None);
-    let bill = harm.finish(started.gone_at + secs(600));
+    let bill = harm.finish(gone(&started) + secs(600));
     assert_eq!(bill[0].pending, 1);
     assert!(bill[0].zero_ready_for >= secs(600), "down until the end: {:?}", bill[0]);
 }
@@ -122,7 +127,7 @@ fn a_replacement_waits_for_its_launch_before_the_drain() {
     let step = &f.rounds[0].steps[0];
     assert_eq!(step.started.launches[0].instance_type, "m.large", "the cheapest offering that fits");
     assert_eq!(step.started.drain_at, now() + secs(15 + 120));
-    assert_eq!(step.started.gone_at, now() + secs(15 + 120 + 30), "termination grace after the eviction");
+    assert_eq!(step.started.gone_at, Some(now() + secs(15 + 120 + 30)), "termination grace after the eviction");
 }
 
 /// node-a with one small pod: it is replaced by a cheaper node.
@@ -154,7 +159,7 @@ fn a_replacement_runs_copies_of_the_candidates_daemonset_pods() {
     let copy = state.snapshot.pods.iter().position(|p| p.metadata.name == format!("agent-a-{new_node}"));
     assert_eq!(copy.map(|i| state.pods_on(new_node).contains(&i)), Some(true), "the copy is on {new_node}");
     assert_pods_on_agrees(&state);
-    advance(&mut state, started.gone_at);
+    advance(&mut state, gone(&started));
     assert_pods_on_agrees(&state);
     assert!(state.pods_on("node-a").is_empty(), "node-a is gone with its DaemonSet pod");
 }
@@ -195,7 +200,7 @@ fn each_step_names_the_nodes_it_changed() {
     let before = state.snapshot.clone();
     let started = start(&mut state, &command, now(), &delays, &workloads, &mut Harm::default());
     check(&mut state, &before, "start");
-    for at in [started.drain_at, started.gone_at] {
+    for at in [started.drain_at, gone(&started)] {
         let before = state.snapshot.clone();
         advance(&mut state, at);
         check(&mut state, &before, "advance");
@@ -218,13 +223,13 @@ fn the_pods_a_gone_node_ends_are_named_for_the_next_round() {
     let command =
         crate::engine::replay_round_with(&mut cache, &state.snapshot, now(), Some(state.bindings())).commands.remove(0);
     let started = start(&mut state, &command, now(), &delays, &workloads, &mut Harm::default());
-    advance(&mut state, started.gone_at);
+    advance(&mut state, gone(&started));
     let agent = state.snapshot.pods.iter().position(|p| p.metadata.name == "agent-a").expect("agent-a");
     assert_eq!(state.snapshot.pods[agent].status.phase.as_deref(), Some("Failed"));
     assert_eq!(state.take_ended(), [agent]);
     cache.pods_changed(vec![agent]);
     cache.nodes_changed(state.take_touched());
-    let later = started.gone_at;
+    let later = gone(&started);
     let kept = crate::engine::replay_round_with(&mut cache, &state.snapshot, later, Some(state.bindings()));
     let fresh = replay_round(&state.snapshot, later);
     assert_eq!((kept.method, kept.commands), (fresh.method, fresh.commands));

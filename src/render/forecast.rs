@@ -68,6 +68,9 @@ fn command_text(c: &crate::report::forecast::CommandView) -> String {
     if !c.pending.is_empty() {
         command.push_str(&format!(" ({} pod(s) left pending)", c.pending.len()));
     }
+    if !c.held.is_empty() {
+        command.push_str(&format!(" ({} pod(s) no budget lets go)", c.held.len()));
+    }
     command
 }
 
@@ -77,12 +80,12 @@ pub(crate) fn round_lines(r: &RoundView) -> String {
     let mut out = String::new();
     for c in &r.commands {
         out.push_str(&format!(
-            "round {} at +{}: {} {}; gone at +{}; saves {}/h ({}/h so far)\n",
+            "round {} at +{}: {} {}; gone {}; saves {}/h ({}/h so far)\n",
             r.round,
             duration(r.started_at_seconds),
             r.method,
             command_text(c),
-            duration(c.gone_at_seconds),
+            c.gone_at_seconds.map_or_else(|| "never".to_owned(), |g| format!("at +{}", duration(g))),
             money(c.savings),
             money(r.cumulative_savings),
         ));
@@ -105,7 +108,7 @@ fn timeline(f: &ForecastDoc, md: bool, no_headers: bool, width: Option<usize>) -
                 format!("+{}", duration(r.started_at_seconds)),
                 r.method.to_owned(),
                 command,
-                format!("+{}", duration(c.gone_at_seconds)),
+                c.gone_at_seconds.map_or_else(|| "never".to_owned(), |g| format!("+{}", duration(g))),
                 money(c.savings),
                 money(r.cumulative_savings),
                 if budget.is_empty() { "-".to_owned() } else { budget.join("; ") },

@@ -93,9 +93,14 @@ pub struct CommandView {
     #[serde(serialize_with = "super::money::hourly")]
     pub savings: f64,
     pub drain_at_seconds: i64,
-    pub gone_at_seconds: i64,
+    /// `null`: a pod no budget ever lets go holds a node, and no `terminationGracePeriod` ends
+    /// the wait.
+    pub gone_at_seconds: Option<i64>,
     pub pods_moved: usize,
     pub pending: Vec<String>,
+    /// The pods that hold it (absent when none does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -268,9 +273,10 @@ pub(crate) fn round_view(start: jiff::Timestamp, r: &crate::forecast::Round) -> 
                     .collect(),
                 savings: money(s.savings),
                 drain_at_seconds: secs(s.started.drain_at),
-                gone_at_seconds: secs(s.started.gone_at),
+                gone_at_seconds: s.started.gone_at.map(secs),
                 pods_moved: s.started.moved,
                 pending: s.started.pending.clone(),
+                held: s.started.held.clone(),
             })
             .collect(),
         cumulative_savings: money(r.cumulative),
