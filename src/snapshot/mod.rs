@@ -22,6 +22,7 @@ mod stream;
 mod time;
 mod validate;
 mod workloads;
+mod yaml_options;
 mod yaml_stream;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
@@ -44,6 +45,7 @@ pub use storage::{
     PvcSpec, PvcStatus, StorageClass,
 };
 pub use workloads::{HorizontalPodAutoscaler, HpaSpec, PodTemplate, ScaleTargetRef, Workload, WorkloadSpec};
+pub use yaml_options::{yaml_options, REPLAY_FACTOR};
 
 /// Our own documents' `apiVersion`.
 pub const API_VERSION: &str = "kubectl-consolidation/v1alpha1";

@@ -242,8 +242,8 @@ impl<'de> Visitor<'de> for ItemsOrValue<'_> {
 #[cfg(test)]
 mod tests {
     use super::decode_text;
+    use crate::snapshot::yaml_options;
     use crate::snapshot::Snapshot;
-    use crate::source::file::yaml_options;
 
     /// The streamed answer, checked against the whole-stream decoder's; `None` if it gave up.
     fn streamed(text: &str) -> Option<Result<Snapshot, crate::snapshot::DecodeError>> {
