@@ -97,6 +97,15 @@ impl Observer for Progress {
         }
         self.bar.set_position(done as u64);
     }
+
+    fn fixes_replayed(&self, done: usize, total: usize) {
+        if self.bar.message() != "replaying fixes" {
+            self.bar.set_style(bar_style());
+            self.bar.set_message("replaying fixes");
+            self.bar.set_length(total as u64);
+        }
+        self.bar.set_position(done as u64);
+    }
 }
 
 impl ForecastObserver for Progress {

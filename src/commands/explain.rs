@@ -26,10 +26,14 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &mut Snapshot, target: &ObjectRef
     }
     // Fixes for the workloads on this node that the round itself harms (none when it keeps it).
     let on_node: std::collections::BTreeSet<String> = explanation.impact.iter().map(|w| w.workload.clone()).collect();
-    let fixes =
-        crate::prescription::for_round(snapshot, &replay.commands, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
-            on_node.contains(w)
-        });
+    let fixes = crate::prescription::for_round(
+        snapshot,
+        &replay.commands,
+        ctx.now,
+        ctx.cli.input.pod_startup.0,
+        &|w| on_node.contains(w),
+        ctx.observer,
+    );
     report::impact::attach_prescriptions(&mut explanation.impact, &fixes);
     if let Some(verdict) = replay.nodes.iter().find(|n| n.name == name).cloned() {
         let tried = crate::unlock::unlocks(snapshot, ctx.now, &verdict);

@@ -33,7 +33,8 @@ pub(super) fn run(
     let observed = forecast_observed(snapshot, ctx.now, &delays, limits, ctx.observer);
     let mut with = report::forecast::document(&observed, ctx.overrides, &unread);
     if let Some(read) = read {
-        let fixes = crate::prescription::forecast::for_forecast(&read, &observed, ctx.now, &delays, limits);
+        let fixes =
+            crate::prescription::forecast::for_forecast(&read, &observed, ctx.now, &delays, limits, ctx.observer);
         report::forecast::attach_prescriptions(&mut with, &fixes);
     }
     with.fixes_asked = args.fixes;

@@ -35,9 +35,14 @@ pub(super) fn run(
         .filter_map(|f| f.subject.workload.clone())
         .collect();
     if !named.is_empty() && !audit.blind {
-        let fixes = crate::prescription::for_current_round(snapshot, ctx.now, ctx.cli.input.pod_startup.0, &|w| {
-            named.contains(w)
-        });
+        let pod_startup = ctx.cli.input.pod_startup.0;
+        let fixes = crate::prescription::for_current_round(
+            snapshot,
+            ctx.now,
+            pod_startup,
+            &|w| named.contains(w),
+            ctx.observer,
+        );
         report::pdb_audit::attach_replayed(&mut document, &fixes);
     }
     document.info_fixes = fixes == FixesChoice::All;

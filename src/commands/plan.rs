@@ -12,7 +12,8 @@ pub(super) fn run(ctx: &Context<'_>, snapshot: &Snapshot) -> Result<Outcome, Fai
     let pod_startup = ctx.cli.input.pod_startup.0;
     let mut plan = report::plan::plan(&replay, snapshot, ctx.overrides, pod_startup);
     plan.placements = report::placement::views(ctx.placements);
-    let fixes = crate::prescription::for_round(snapshot, &replay.commands, ctx.now, pod_startup, &|_| true);
+    let fixes =
+        crate::prescription::for_round(snapshot, &replay.commands, ctx.now, pod_startup, &|_| true, ctx.observer);
     report::impact::attach_prescriptions(&mut plan.impact, &fixes);
     sort_nodes(&mut plan.nodes, ctx.cli.output.sort_by);
     if let Some(s) = selected {

@@ -8,6 +8,10 @@ pub trait Observer: Sync {
     fn candidates_judged(&self, done: usize, total: usize) {
         let _ = (done, total);
     }
+    /// `done` of `total` fixes have been replayed (`src/prescription/`).
+    fn fixes_replayed(&self, done: usize, total: usize) {
+        let _ = (done, total);
+    }
 }
 
 /// The observer that watches nothing: what every replay without a display uses.

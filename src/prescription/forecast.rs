@@ -58,6 +58,7 @@ pub(crate) fn for_forecast(
     now: jiff::Timestamp,
     delays: &Delays,
     limits: Limits,
+    observer: &dyn crate::engine::observe::Observer,
 ) -> Vec<Prescription> {
     let baseline = outcome(f);
     if baseline.harmed.is_empty() {
@@ -78,5 +79,5 @@ pub(crate) fn for_forecast(
         return Vec::new();
     }
     let judge = Forecasting { now, delays: *delays, limits };
-    prescribe(snapshot, &judge, &baseline, &harmed, now)
+    prescribe(snapshot, &judge, &baseline, &harmed, now, observer)
 }

@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::audit::impact::{PdbEffect, WorkloadImpact};
 use crate::engine::nodepool::DisruptionReason;
+use crate::engine::observe::Observer;
 use crate::snapshot::Snapshot;
 
 /// Harmed workloads prescribed at most, most severe first; the rest are listed as not replayed.
@@ -161,6 +162,7 @@ pub(crate) fn for_round(
     now: jiff::Timestamp,
     pod_startup: jiff::SignedDuration,
     wanted: &dyn Fn(&str) -> bool,
+    observer: &dyn Observer,
 ) -> Vec<Prescription> {
     let baseline = round_outcome(snapshot, commands, pod_startup);
     if baseline.harmed.is_empty() {
@@ -175,7 +177,7 @@ pub(crate) fn for_round(
     if harmed.is_empty() {
         return Vec::new();
     }
-    prescribe(snapshot, &Round { now, pod_startup }, &baseline, &harmed, now)
+    prescribe(snapshot, &Round { now, pod_startup }, &baseline, &harmed, now, observer)
 }
 
 /// [`for_round`] on the round replayed here (commands only, no node's verdict): `pdb-audit`.
@@ -184,9 +186,10 @@ pub(crate) fn for_current_round(
     now: jiff::Timestamp,
     pod_startup: jiff::SignedDuration,
     wanted: &dyn Fn(&str) -> bool,
+    observer: &dyn Observer,
 ) -> Vec<Prescription> {
     let replay = crate::engine::replay_round_with(&mut crate::engine::RoundCache::default(), snapshot, now, None);
-    for_round(snapshot, &replay.commands, now, pod_startup, wanted)
+    for_round(snapshot, &replay.commands, now, pod_startup, wanted, observer)
 }
 
 /// A fix whose replay protects the workload.
@@ -234,6 +237,7 @@ pub(crate) fn prescribe(
     baseline: &Outcome,
     harmed: &[Harmed],
     now: jiff::Timestamp,
+    observer: &dyn Observer,
 ) -> Vec<Prescription> {
     let prescribed = &harmed[..harmed.len().min(MAX_WORKLOADS)];
     let together = candidates::replicas_together(snapshot, prescribed);
@@ -258,7 +262,7 @@ pub(crate) fn prescribe(
             wanted.push(&c.what_if);
         }
     }
-    let replays = replay_all(snapshot, judge, &wanted, now);
+    let replays = replay_all(snapshot, judge, &wanted, now, observer);
     let mut out = Vec::new();
     for (i, h) in harmed.iter().enumerate() {
         let mut p = Prescription { workload: h.workload.clone(), ..Prescription::default() };
@@ -307,10 +311,14 @@ fn replay_all(
     judge: &dyn Judge,
     wanted: &[&[String]],
     now: jiff::Timestamp,
+    observer: &dyn Observer,
 ) -> BTreeMap<Vec<String>, Result<Outcome, String>> {
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let replay = |what_if: &[String]| {
         let mut fixed = snapshot.clone_with_room(POD_ROOM);
-        apply_what_ifs(&mut fixed, what_if, now).map(|()| judge.judge(&fixed))
+        let outcome = apply_what_ifs(&mut fixed, what_if, now).map(|()| judge.judge(&fixed));
+        observer.fixes_replayed(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, wanted.len());
+        outcome
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)

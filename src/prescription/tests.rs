@@ -49,7 +49,7 @@ fn the_unfixed_round_sends_app_b_and_app_c_to_zero() {
 fn a_pdb_that_refuses_the_eviction_protects_both_and_costs_the_round() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now());
+    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now(), &crate::engine::observe::Unobserved);
     let b = &p[0];
     assert_eq!(b.workload, APP_B);
     let pdb = fix_of(b, FixKind::Pdb).expect("the PDB fix verifies");
@@ -70,7 +70,7 @@ fn a_pdb_that_refuses_the_eviction_protects_both_and_costs_the_round() {
 fn do_not_disrupt_and_the_nodepool_fix_verify_with_their_cost() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now());
+    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now(), &crate::engine::observe::Unobserved);
     for w in &p {
         let dnd = fix_of(w, FixKind::DoNotDisrupt).expect("do-not-disrupt verifies");
         assert!(dnd.what_if.iter().all(|s| s.starts_with("pod/tenant-a/") && s.ends_with(".do-not-disrupt=true")));
@@ -99,7 +99,7 @@ fn a_fix_shared_by_two_workloads_is_replayed_once() {
     let (baseline, harmed) = unfixed(&s);
     let round = judge();
     let counting = Counting(&round, std::sync::atomic::AtomicUsize::new(0));
-    let p = prescribe(&s, &counting, &baseline, &harmed, crate::testing::now());
+    let p = prescribe(&s, &counting, &baseline, &harmed, crate::testing::now(), &crate::engine::observe::Unobserved);
     let tried: usize = p.iter().map(|w| w.fixes.len() + w.rejected.len()).sum();
     // app-b and app-c share node-x's NodePool fix and their replicas fix together.
     assert_eq!(counting.1.load(std::sync::atomic::Ordering::Relaxed), tried - 2);
@@ -116,7 +116,14 @@ fn a_fix_whose_replay_still_harms_is_not_offered() {
     }
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let p = prescribe(&s, &Unchanged(baseline.clone()), &baseline, &harmed, crate::testing::now());
+    let p = prescribe(
+        &s,
+        &Unchanged(baseline.clone()),
+        &baseline,
+        &harmed,
+        crate::testing::now(),
+        &crate::engine::observe::Unobserved,
+    );
     assert!(p.iter().all(|w| w.fixes.is_empty() && !w.rejected.is_empty()));
     assert!(p[0].rejected[0].why.contains("still takes Deployment/tenant-a/app-b"), "{}", p[0].rejected[0].why);
 }
@@ -131,7 +138,7 @@ fn a_fix_that_moves_the_harm_elsewhere_is_not_offered() {
     }
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let p = prescribe(&s, &Elsewhere, &baseline, &harmed, crate::testing::now());
+    let p = prescribe(&s, &Elsewhere, &baseline, &harmed, crate::testing::now(), &crate::engine::observe::Unobserved);
     assert!(p[0].fixes.is_empty());
     assert!(p[0].rejected.iter().all(|r| r.why.contains("batch-0")));
 }
@@ -141,7 +148,7 @@ fn over_the_cap_a_workload_is_listed_as_not_replayed() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
     let many: Vec<Harmed> = (0..=MAX_WORKLOADS).map(|i| harmed[i % 2].clone()).collect();
-    let p = prescribe(&s, &judge(), &baseline, &many, crate::testing::now());
+    let p = prescribe(&s, &judge(), &baseline, &many, crate::testing::now(), &crate::engine::observe::Unobserved);
     assert!(p[MAX_WORKLOADS].not_replayed.is_some());
     assert!(p[MAX_WORKLOADS].fixes.is_empty());
 }
@@ -157,7 +164,7 @@ fn over_the_cap_a_workload_is_listed_as_not_replayed() {
 fn two_replicas_spread_protect_app_b_without_pinning() {
     let s = demo();
     let (baseline, harmed) = unfixed(&s);
-    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now());
+    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now(), &crate::engine::observe::Unobserved);
     let fix = &p[0].fixes[0];
     assert_eq!(fix.kind, FixKind::Replicas, "the cheapest fix comes first: {:?}", p[0].fixes);
     assert_eq!(
@@ -228,4 +235,25 @@ fn the_spread_is_what_keeps_the_new_replica_off_the_deleted_node() {
     let spread = placed_on(&s, &["deployment/tenant-a/app-b.spread=hostname", "deployment/tenant-a/app-b.replicas=2"]);
     assert_eq!(spread.len(), 2, "the rolled pod and its copy: {spread:?}");
     assert_ne!(spread[0], spread[1], "the spread keeps them apart: {spread:?}");
+}
+
+#[test]
+fn the_observer_is_told_each_fix_replayed() {
+    #[derive(Default)]
+    struct Watching(std::sync::Mutex<Vec<(usize, usize)>>);
+    impl crate::engine::observe::Observer for Watching {
+        fn fixes_replayed(&self, done: usize, total: usize) {
+            self.0.lock().unwrap().push((done, total));
+        }
+    }
+    let s = demo();
+    let (baseline, harmed) = unfixed(&s);
+    let watching = Watching::default();
+    let p = prescribe(&s, &judge(), &baseline, &harmed, crate::testing::now(), &watching);
+    let mut told = watching.0.into_inner().unwrap();
+    told.sort_unstable();
+    let tried: usize = p.iter().map(|w| w.fixes.len() + w.rejected.len()).sum();
+    // One call per distinct fix (two of the demo's are shared), counting up to the total.
+    let total = tried - 2;
+    assert_eq!(told, (1..=total).map(|done| (done, total)).collect::<Vec<_>>());
 }
