@@ -24,8 +24,8 @@ pub(crate) struct Forecasting {
 }
 
 impl Judge for Forecasting {
-    fn judge(&self, snapshot: &Snapshot) -> Outcome {
-        outcome(&forecast(snapshot.clone(), self.now, &self.delays, self.limits))
+    fn judge(&self, snapshot: Snapshot) -> Outcome {
+        outcome(&forecast(snapshot, self.now, &self.delays, self.limits))
     }
 
     fn replays(&self) -> usize {

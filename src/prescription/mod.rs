@@ -97,7 +97,8 @@ pub(crate) struct Outcome {
 
 /// A replay a fix is judged by. `Sync`: the fixes are replayed on several threads.
 pub(crate) trait Judge: Sync {
-    fn judge(&self, snapshot: &Snapshot) -> Outcome;
+    /// The outcome on `snapshot`, a copy the judge owns (a forecast runs on it in place).
+    fn judge(&self, snapshot: Snapshot) -> Outcome;
     /// Replays spent at most on one report's fixes.
     fn replays(&self) -> usize {
         MAX_REPLAYS
@@ -112,11 +113,11 @@ pub(crate) struct Round {
 }
 
 impl Judge for Round {
-    fn judge(&self, snapshot: &Snapshot) -> Outcome {
+    fn judge(&self, snapshot: Snapshot) -> Outcome {
         // The round without verdicts (no fix needs a node's own simulation), from a fresh cache.
         let replay =
-            crate::engine::replay_round_with(&mut crate::engine::RoundCache::default(), snapshot, self.now, None);
-        round_outcome(snapshot, &replay.commands, self.pod_startup)
+            crate::engine::replay_round_with(&mut crate::engine::RoundCache::default(), &snapshot, self.now, None);
+        round_outcome(&snapshot, &replay.commands, self.pod_startup)
     }
 }
 
@@ -316,7 +317,7 @@ fn replay_all(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let replay = |what_if: &[String]| {
         let mut fixed = snapshot.clone_with_room(POD_ROOM);
-        let outcome = apply_what_ifs(&mut fixed, what_if, now).map(|()| judge.judge(&fixed));
+        let outcome = apply_what_ifs(&mut fixed, what_if, now).map(|()| judge.judge(fixed));
         observer.fixes_replayed(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, wanted.len());
         outcome
     };

@@ -15,7 +15,7 @@ fn judge() -> Round {
 /// The demo's unfixed round and its harmed workloads, as `plan` gets them.
 fn unfixed(snapshot: &Snapshot) -> (Outcome, Vec<Harmed>) {
     let judge = judge();
-    let baseline = judge.judge(snapshot);
+    let baseline = judge.judge(snapshot.clone());
     let nodes: BTreeSet<String> = baseline.disrupted.keys().cloned().collect();
     let harmed = crate::audit::impact::impact(snapshot, &nodes, judge.pod_startup)
         .iter()
@@ -90,7 +90,7 @@ fn do_not_disrupt_and_the_nodepool_fix_verify_with_their_cost() {
 fn a_fix_shared_by_two_workloads_is_replayed_once() {
     struct Counting<'a>(&'a Round, std::sync::atomic::AtomicUsize);
     impl Judge for Counting<'_> {
-        fn judge(&self, snapshot: &Snapshot) -> Outcome {
+        fn judge(&self, snapshot: Snapshot) -> Outcome {
             self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.0.judge(snapshot)
         }
@@ -110,7 +110,7 @@ fn a_fix_shared_by_two_workloads_is_replayed_once() {
 fn a_fix_whose_replay_still_harms_is_not_offered() {
     struct Unchanged(Outcome);
     impl Judge for Unchanged {
-        fn judge(&self, _: &Snapshot) -> Outcome {
+        fn judge(&self, _: Snapshot) -> Outcome {
             self.0.clone()
         }
     }
@@ -132,7 +132,7 @@ fn a_fix_whose_replay_still_harms_is_not_offered() {
 fn a_fix_that_moves_the_harm_elsewhere_is_not_offered() {
     struct Elsewhere;
     impl Judge for Elsewhere {
-        fn judge(&self, _: &Snapshot) -> Outcome {
+        fn judge(&self, _: Snapshot) -> Outcome {
             Outcome { harmed: ["Deployment/tenant-a/batch-0".to_owned()].into(), ..Outcome::default() }
         }
     }
