@@ -313,3 +313,29 @@ write("max-instance-types", ["own-version-max-instance-types: #2430 MaxInstanceT
                  {"commands": [{"decision": "replace", "candidates": ["node-a"]}],
                   "nodes": {"node-a": {"action": "replace"}}})},
       extra_types=SMALL)
+
+# #2035: pools alpha (a1, a2) and beta (b1); a1's pod is pinned to a1 by hostname; node-h has room for a2's or b1's pods.
+pinned = pod("pinned-a1", "node-a1")
+pinned["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "node-a1"}
+write("single-node-order", ["own-version-single-node-order: #2035 SingleNodeConsolidation interleaves NodePools (v1.4.0)",
+                            "pool alpha: node-a1 (1 pod pinned to it by hostname), node-a2 (2 pods); pool beta: node-b1 (3 pods); "
+                            "node-h (pool hold, do-not-disrupt) has room for all; every node m5.xlarge"],
+      [node_pool("alpha"), node_pool("beta"), node_pool("hold")]
+      + node("node-a1", "m5.xlarge", pool="alpha") + node("node-a2", "m5.xlarge", pool="alpha")
+      + node("node-b1", "m5.xlarge", pool="beta") + node("node-h", "m5.4xlarge", pool="hold")
+      + [pinned, pod("a2-0", "node-a2"), pod("a2-1", "node-a2"),
+         pod("b1-0", "node-b1"), pod("b1-1", "node-b1"), pod("b1-2", "node-b1"),
+         pod("h-0", "node-h", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge", "m5.4xlarge"],
+      {"1.3.5": (f"{K}@v1.3.5 pkg/controllers/disruption/consolidation.go:123 sortCandidates orders one list by "
+                 "disruptionCost (node-a1 1, node-a2 2, node-b1 3: one eviction each, expireAfter Never); "
+                 "multinodeconsolidation.go:110 firstNConsolidationOption fails on every prefix, all of which hold node-a1, whose "
+                 "pod no other node and no new NodeClaim can take (provisioning/scheduling/nodeclaim.go:96 NewNodeClaim adds a "
+                 "hostname-placeholder requirement); singlenodeconsolidation.go:48 ComputeCommand walks that list: node-a1 fails, "
+                 "node-a2's pods fit on node-h and it is deleted",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a2"]}]}),
+       "1.4.0": (f"{K}@v1.4.0 pkg/controllers/disruption/singlenodeconsolidation.go:138 SortCandidates groups the sorted "
+                 "candidates by NodePool and :148 shuffleCandidates takes the i-th of each pool in turn (#2035): whichever of alpha "
+                 "and beta goes first (map order), node-b1 comes before node-a2; node-a1 fails as before and node-b1 is deleted "
+                 "(its pods fit on node-h)",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-b1"]}]})})

@@ -122,6 +122,8 @@ pub const FILTER_SAME_INSTANCE_TYPE: Upstream =
     karpenter("pkg/controllers/disruption/multinodeconsolidation.go", "filterOutSameInstanceType");
 pub const SINGLE_NODE_COMPUTE: Upstream =
     karpenter("pkg/controllers/disruption/singlenodeconsolidation.go", "SingleNodeConsolidation.ComputeCommands");
+pub const SINGLE_NODE_SORT: Upstream =
+    karpenter("pkg/controllers/disruption/singlenodeconsolidation.go", "SingleNodeConsolidation.SortCandidates");
 pub const SIMULATE_SCHEDULING: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "SimulateScheduling");
 pub const PROVISIONER_SCHEDULE: Upstream =
     karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.Schedule");

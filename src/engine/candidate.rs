@@ -150,6 +150,15 @@ pub(crate) fn new_candidate<'a>(
                 format!("candidate order key {old:.2} (eviction cost of every pod × lifetime left, lowest tried first): {why}"),
             ));
         }
+        if let Some(why) = cluster.rules().cite_if_inactive(Rule::SingleNodeInterleavesPools) {
+            notes.push(
+                Reason::new(
+                    Code::DisruptionCost,
+                    format!("SingleNodeConsolidation tries it in that order among every NodePool's candidates: {why}"),
+                )
+                .at(crate::upstream::SINGLE_NODE_SORT),
+            );
+        }
     }
     Candidate {
         index,

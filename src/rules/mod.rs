@@ -51,6 +51,9 @@ pub enum Rule {
     /// A new NodeClaim keeps its 600 cheapest instance types; before, 60 (minValues is checked
     /// on what is kept).
     MaxInstanceTypes600,
+    /// SingleNodeConsolidation interleaves the sorted candidates NodePool by NodePool (the i-th
+    /// of each pool, then the next); before, it walked the one sorted list across pools.
+    SingleNodeInterleavesPools,
 }
 
 /// One row of the table.
@@ -96,7 +99,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 10] = [
+pub const RULES: [RuleRow; 11] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -186,6 +189,15 @@ pub const RULES: [RuleRow; 10] = [
         since: v(1, 7, 0),
         backported_to: &[],
         before: "a new NodeClaim kept its 60 cheapest instance types",
+    },
+    RuleRow {
+        rule: Rule::SingleNodeInterleavesPools,
+        field: "singleNodeOrder",
+        pr: 2035,
+        upstream: upstream::SINGLE_NODE_SORT,
+        since: v(1, 4, 0),
+        backported_to: &[],
+        before: "SingleNodeConsolidation walked one sorted list across NodePools",
     },
 ];
 
@@ -318,6 +330,8 @@ mod tests {
         assert!(RuleSet::at(v(1, 11, 0)).has(Rule::NodeLimits));
         assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::MaxInstanceTypes600));
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MaxInstanceTypes600));
+        assert!(!RuleSet::at(v(1, 3, 5)).has(Rule::SingleNodeInterleavesPools));
+        assert!(RuleSet::at(v(1, 4, 0)).has(Rule::SingleNodeInterleavesPools));
     }
 
     #[test]

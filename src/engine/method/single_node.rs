@@ -3,7 +3,9 @@
 //!
 //! Mirrors karpenter `pkg/controllers/disruption/singlenodeconsolidation.go` (`SortCandidates`,
 //! `ComputeCommands`). Pools are interleaved in name order (upstream uses map order after the
-//! pools a timed-out run left unseen); the 3-minute timeout is not needed offline.
+//! pools a timed-out run left unseen); the 3-minute timeout is not needed offline. Before
+//! v1.4.0 (#2035) there was no interleaving: the walk took the one sorted list
+//! ([`crate::rules::Rule::SingleNodeInterleavesPools`]).
 
 use std::collections::BTreeMap;
 
@@ -15,12 +17,16 @@ use crate::engine::nodepool::DisruptionReason;
 use crate::reason::{Code, Reason};
 use crate::upstream;
 
-/// Sorted by savings ratio, then interleaved round-robin across NodePools.
+/// Sorted by savings ratio, then interleaved round-robin across NodePools (from v1.4.0; before,
+/// the sorted list as it is).
 pub(crate) fn sort_and_interleave<'c, 'a>(
     mut candidates: Vec<&'c Candidate<'a>>,
     cluster: &crate::engine::state::Cluster<'_>,
 ) -> Vec<&'c Candidate<'a>> {
     sort_candidates(&mut candidates, cluster);
+    if !cluster.rules().has(crate::rules::Rule::SingleNodeInterleavesPools) {
+        return candidates;
+    }
     let mut by_pool: BTreeMap<String, Vec<&Candidate<'a>>> = BTreeMap::new();
     for c in candidates {
         by_pool.entry(c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default()).or_default().push(c);
@@ -152,4 +158,49 @@ fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool, decisio
         findings,
     };
     SingleMove { command: Some(command), reason: None, results: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::engine::replay;
+    use crate::rules::{CoreVersion, RuleSet};
+    use crate::testing::{managed_node, node_pool, now, pod, set, snapshot};
+
+    fn in_pool(node: [Value; 2], pool: &str) -> [Value; 2] {
+        node.map(|o| set(o, "/metadata/labels/karpenter.sh~1nodepool", json!(pool)))
+    }
+
+    /// Pool `alpha` has a1 (one pod pinned to a1 by hostname: it can go nowhere) and a2 (two
+    /// pods); pool `beta` has b1 (three pods); node h (do-not-disrupt) has room for either. The
+    /// sort puts a1, a2, b1 in that order at every version (fewest pods first, or by savings
+    /// ratio: same price, fewest pods), so MultiNode's every prefix holds a1 and fails. The one
+    /// sorted list (v1.3, `SingleNodeConsolidation.ComputeCommand` over `sortCandidates`) reaches
+    /// a2 after a1; the interleaved walk (v1.4.0, #2035 `SortCandidates`) reaches b1 after
+    /// alpha's first whichever pool goes first.
+    fn first_deleted(version: CoreVersion) -> Vec<String> {
+        let mut objects = vec![node_pool("alpha"), node_pool("beta"), node_pool("hold")];
+        objects.extend(in_pool(managed_node("a1"), "alpha"));
+        objects.extend(in_pool(managed_node("a2"), "alpha"));
+        objects.extend(in_pool(managed_node("b1"), "beta"));
+        objects.extend(in_pool(managed_node("h"), "hold"));
+        objects.push(set(pod("pinned", "a1"), "/spec/nodeSelector", json!({"kubernetes.io/hostname": "a1"})));
+        objects.extend(["a2-0", "a2-1"].map(|n| pod(n, "a2")));
+        objects.extend(["b1-0", "b1-1", "b1-2"].map(|n| pod(n, "b1")));
+        objects.push(set(pod("held", "h"), "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"})));
+        let mut s = snapshot(objects);
+        s.info.rules = RuleSet::at(version);
+        let report = replay(&s, now());
+        let command = report.commands.first().expect("a command");
+        assert_eq!(command.method.as_str(), "SingleNodeConsolidation");
+        command.candidates.clone()
+    }
+
+    #[test]
+    fn pools_are_interleaved_from_v1_4_0() {
+        assert_eq!(first_deleted(CoreVersion::new(1, 3, 5)), ["a2"]);
+        assert_eq!(first_deleted(CoreVersion::new(1, 4, 0)), ["b1"]);
+        assert_eq!(first_deleted(CoreVersion::new(1, 14, 1)), ["b1"]);
+    }
 }
