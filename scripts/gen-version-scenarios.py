@@ -171,7 +171,7 @@ write("destination-consolidate-after", ["own-version-destination-consolidate-aft
       + node("node-b", "m5.xlarge", consolidatable=False, last_pod_event="2026-11-29T09:58:00Z")
       + [pod("web-a", "node-a", cpu="600m"), pod("web-b", "node-b")],
       ["m5.small", "m5.large", "m5.xlarge"],
-      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/helpers.go SimulateScheduling: no consolidateAfter filter on destinations, "
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/disruption/helpers.go SimulateScheduling: no consolidateAfter filter on destinations, "
                   "so node-a's pod fits on node-b and singlenodeconsolidation.go ComputeCommands deletes node-a; node-b is not Consolidatable yet",
                   {"commands": [{"decision": "delete", "candidates": ["node-a"]}],
                    "nodes": {"node-a": {"action": "delete"}, "node-b": {"blockersInclude": ["NotConsolidatableYet"]}}}),
@@ -190,7 +190,7 @@ write("candidate-order", ["own-version-candidate-order: #2962 candidates by savi
       + [pod(f"a-{i}", "node-a", cpu="100m") for i in range(10)]
       + [pod("b-0", "node-b", cpu="100m"), pod("c-0", "node-c", annotations={"karpenter.sh/do-not-disrupt": "true"})],
       ["m5.small", "m5.large", "m5.xlarge", "m5.4xlarge"],
-      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/consolidation.go:126 sortCandidates: DisruptionCost ascending "
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/disruption/consolidation.go:126 sortCandidates: DisruptionCost ascending "
                   "(types.go NewCandidate: ReschedulingCost × LifetimeRemaining = 10 for node-a, 1 for node-b); the budget of 1 leaves "
                   "multinodeconsolidation.go one candidate (< 2: nothing), and singlenodeconsolidation.go deletes the first that works: node-b",
                   {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-b"]}]}),
@@ -280,7 +280,7 @@ write("empty-by-eviction-cost", ["own-version-empty-by-eviction-cost: #2962 empt
       + [pod("batch-a", "node-a", priority=-40000000),
          pod("web-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"})],
       ["m5.small", "m5.large", "m5.xlarge"],
-      {"1.13.2": (f"{K}@v1.13.2 pkg/controllers/disruption/emptiness.go:52 Emptiness.ShouldDisrupt wants no reschedulable pod, "
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/disruption/emptiness.go:52 Emptiness.ShouldDisrupt wants no reschedulable pod, "
                   "so node-a is not empty; consolidation.go ShouldDisrupt has no empty check and singlenodeconsolidation.go "
                   "deletes node-a under the Underutilized budget (its pod fits on node-b)",
                   {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),

@@ -189,9 +189,9 @@ mod tests {
     #[test]
     fn the_rule_set_follows_the_version_and_the_flag_wins() {
         let mut s = cluster();
-        s.info.karpenter_version = Some("v1.13.2".into());
+        s.info.karpenter_version = Some("v1.13.0".into());
         let Ok((_, resolved)) = resolve_settings(&mut s, &[], None) else { panic!("a known version") };
-        assert_eq!(s.info.rules, crate::rules::RuleSet::at(crate::rules::CoreVersion::new(1, 13, 2)));
+        assert_eq!(s.info.rules, crate::rules::RuleSet::at(crate::rules::CoreVersion::new(1, 13, 0)));
         assert_eq!(resolved.from, "snapshot");
         assert!(resolve_settings(&mut s, &["version=1.12.0".to_owned()], Some("1.5.0")).is_ok());
         assert_eq!(s.info.rules.version, crate::rules::CoreVersion::new(1, 5, 0));

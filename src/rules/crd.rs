@@ -102,10 +102,10 @@ mod tests {
     #[test]
     fn each_field_warns_below_its_first_version_only() {
         assert!(at(1, 14, 0).is_empty(), "{:?}", at(1, 14, 0));
-        let v113 = at(1, 13, 2);
+        let v113 = at(1, 13, 0);
         assert_eq!(v113.len(), 1, "{v113:?}");
         assert!(v113[0].starts_with(
-            "NodePool general: consolidationPolicy: Balanced is not in the Karpenter v1.13.2 CRD (from v1.14.0)"
+            "NodePool general: consolidationPolicy: Balanced is not in the Karpenter v1.13.0 CRD (from v1.14.0)"
         ));
         let v190 = at(1, 9, 0);
         assert!(!v190.iter().any(|w| w.contains("operator")), "Gte/Lte are in v1.9.0's CRDs: {v190:?}");

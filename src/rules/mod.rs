@@ -274,7 +274,7 @@ impl RuleSet {
         self.has(rule).then(|| row(rule).cite())
     }
 
-    /// `… not in force at v1.13.2 (rule of #3006 …)`: why a newer rule did not decide.
+    /// `… not in force at v1.13.0 (rule of #3006 …)`: why a newer rule did not decide.
     pub fn cite_if_inactive(&self, rule: Rule) -> Option<String> {
         (!self.has(rule)).then(|| {
             let r = row(rule);
@@ -304,7 +304,7 @@ mod tests {
         assert!(RuleSet::at(v(1, 5, 0)).has(Rule::EmptinessBeforeDrift));
         assert!(!RuleSet::at(v(1, 11, 2)).has(Rule::DoNotDisruptDuration));
         assert!(RuleSet::at(v(1, 12, 0)).has(Rule::DoNotDisruptDuration));
-        let v113 = RuleSet::at(v(1, 13, 2));
+        let v113 = RuleSet::at(v(1, 13, 0));
         assert!(!v113.has(Rule::DestinationConsolidateAfter) && !v113.has(Rule::CandidateOrderSavingsRatio));
         let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
         assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder", "emptyByEvictionCost"]);

@@ -59,9 +59,16 @@ mod tests {
         let r = select(&mut info).expect("known");
         assert_eq!(info.rules.version, CoreVersion::new(1, 0, 9));
         assert!(r.row.is_some());
+        // A flag names core; 1.0.14 was never a core release (the 1.0 line ends at 1.0.9), but
+        // it is an AWS provider tag, and the warning says which core that carries.
         let mut info = with("1.0.14", FLAG_SOURCE);
-        select(&mut info).expect("known");
-        assert_eq!(info.rules.version, CoreVersion::new(1, 0, 14), "a flag names core");
+        let r = select(&mut info).expect("known");
+        assert_eq!(info.rules.version, CoreVersion::new(1, 0, 9), "the release before it");
+        assert!(
+            r.warnings.iter().any(|w| w.contains("never released") && w.contains("v1.0.14 is an AWS provider release")),
+            "{:?}",
+            r.warnings
+        );
         let mut info = with("1.12.3", "deployment karpenter/karpenter label helm.sh/chart");
         select(&mut info).expect("known");
         assert_eq!(

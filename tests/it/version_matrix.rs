@@ -171,10 +171,10 @@ fn an_object_the_version_s_crds_cannot_hold_is_warned_about() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8_lossy(&output.stderr).into_owned()
     };
-    let old = run("1.13.2");
+    let old = run("1.13.0");
     assert!(
-        old.contains("consolidationPolicy: Balanced is not in the Karpenter v1.13.2 CRD (from v1.14.0)"),
-        "karpenter v1.13.2 pkg/apis/crds/karpenter.sh_nodepools.yaml: enum WhenEmpty, WhenEmptyOrUnderutilized\n{old}"
+        old.contains("consolidationPolicy: Balanced is not in the Karpenter v1.13.0 CRD (from v1.14.0)"),
+        "karpenter v1.13.0 pkg/apis/crds/karpenter.sh_nodepools.yaml: enum WhenEmpty, WhenEmptyOrUnderutilized\n{old}"
     );
     assert!(!run("1.14.0").contains("is not in the Karpenter"), "v1.14.0's CRD has Balanced");
 }
