@@ -339,3 +339,38 @@ write("single-node-order", ["own-version-single-node-order: #2035 SingleNodeCons
                  "and beta goes first (map order), node-b1 comes before node-a2; node-a1 fails as before and node-b1 is deleted "
                  "(its pods fit on node-h)",
                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-b1"]}]})})
+
+# #2384 / #3124: node-a's one pod asks for a DRA device; node-b (held) has room for it.
+def dra_pod(name, node_name, by_container):
+    p = pod(name, node_name)
+    p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+    if by_container:
+        p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    return p
+
+
+def dra_cluster(by_container):
+    return ([node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+            + [dra_pod("gpu-a", "node-a", by_container),
+               pod("web-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"})])
+
+
+NOT_PLACED = {"commands": [], "nodes": {"node-a": {"action": "none", "reasonsInclude": ["PodsCannotReschedule"]}}}
+MOVED = {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}
+write("dra-container-claims", ["own-version-dra-container-claims: #2384 a pod asking for DRA devices is never placed (v1.7.0)",
+                               "node-a's pod gpu-a has a container resources.claims entry (and the pod's resourceClaims); node-b is held and has room"],
+      dra_cluster(True), ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.6.4": (f"{K}@v1.6.4 pkg/controllers/provisioning/scheduling/scheduler.go (Scheduler.add has no DRA check; "
+                 "pkg/utils/pod/scheduling.go has no HasDRARequirements): gpu-a is scheduled like any pod, onto node-b, and "
+                 "singlenodeconsolidation.go deletes node-a", MOVED),
+       "1.7.0": (f"{K}@v1.7.0 pkg/controllers/provisioning/scheduling/scheduler.go:488 Scheduler.add returns a DRAError for a pod "
+                 "with pkg/utils/pod/scheduling.go:212 HasDRARequirements (a container's resources.claims) while IGNORE_DRA_REQUESTS "
+                 "(default true) is on (#2384); test suite_test.go \"Scheduling > Dynamic Resource Allocation (DRA) > should handle DRA "
+                 "pods correctly\" (container with resource claims): gpu-a cannot be rescheduled, no command", NOT_PLACED)})
+write("dra-pod-level-claims", ["own-version-dra-pod-level-claims: #3124 pod-level resourceClaims make a DRA pod (v1.14.0)",
+                               "node-a's pod gpu-a has only a pod-level resourceClaims entry (no container names it); node-b is held and has room"],
+      dra_cluster(False), ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/utils/pod/scheduling.go:270 HasDRARequirements reads only init containers' and containers' "
+                  "resources.claims: gpu-a is no DRA pod, it is scheduled onto node-b and singlenodeconsolidation.go deletes node-a", MOVED),
+       "1.14.0": (f"{K}@v1.14.0 pkg/utils/pod/scheduling.go:275 HasDRARequirements also counts pod.Spec.ResourceClaims (#3124); "
+                  "scheduler.go Scheduler.add returns the DRAError under IGNORE_DRA_REQUESTS (default true): no command", NOT_PLACED)})

@@ -80,6 +80,8 @@ pub const VALIDATE_PODS_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidatePodsDisruptable");
 pub const IS_DO_NOT_DISRUPT_ACTIVE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsDoNotDisruptActive");
 pub const IS_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsReschedulable");
+pub const HAS_DRA_REQUIREMENTS: Upstream = karpenter("pkg/utils/pod/scheduling.go", "HasDRARequirements");
+pub const SCHEDULER_ADD: Upstream = karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.add");
 pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.CanEvictPods");
 pub const PDB_IS_EVICTABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.isEvictable");
 pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");

@@ -54,6 +54,12 @@ pub enum Rule {
     /// SingleNodeConsolidation interleaves the sorted candidates NodePool by NodePool (the i-th
     /// of each pool, then the next); before, it walked the one sorted list across pools.
     SingleNodeInterleavesPools,
+    /// With `IGNORE_DRA_REQUESTS` (default on) a pod asking for DRA devices is never placed by
+    /// the simulation; before, such a pod was scheduled like any other, its claims ignored.
+    DraPodsUnschedulable,
+    /// A pod-level `resourceClaims` entry makes a pod a DRA pod; before, only containers'
+    /// `resources.claims` did.
+    DraPodLevelClaims,
 }
 
 /// One row of the table.
@@ -99,7 +105,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 11] = [
+pub const RULES: [RuleRow; 13] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -198,6 +204,24 @@ pub const RULES: [RuleRow; 11] = [
         since: v(1, 4, 0),
         backported_to: &[],
         before: "SingleNodeConsolidation walked one sorted list across NodePools",
+    },
+    RuleRow {
+        rule: Rule::DraPodsUnschedulable,
+        field: "draPodsUnschedulable",
+        pr: 2384,
+        upstream: upstream::SCHEDULER_ADD,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a pod asking for DRA devices was scheduled like any other, its claims ignored",
+    },
+    RuleRow {
+        rule: Rule::DraPodLevelClaims,
+        field: "draPodLevelClaims",
+        pr: 3124,
+        upstream: upstream::HAS_DRA_REQUIREMENTS,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "only containers' resources.claims made a pod a DRA pod",
     },
 ];
 
@@ -307,7 +331,10 @@ mod tests {
         let v113 = RuleSet::at(v(1, 13, 0));
         assert!(!v113.has(Rule::DestinationConsolidateAfter) && !v113.has(Rule::CandidateOrderSavingsRatio));
         let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
-        assert_eq!(fields, ["destinationConsolidateAfter", "candidateOrder", "emptyByEvictionCost"]);
+        assert_eq!(
+            fields,
+            ["destinationConsolidateAfter", "candidateOrder", "emptyByEvictionCost", "draPodLevelClaims"]
+        );
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
     }
 
@@ -332,6 +359,10 @@ mod tests {
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MaxInstanceTypes600));
         assert!(!RuleSet::at(v(1, 3, 5)).has(Rule::SingleNodeInterleavesPools));
         assert!(RuleSet::at(v(1, 4, 0)).has(Rule::SingleNodeInterleavesPools));
+        assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::DraPodsUnschedulable));
+        assert!(RuleSet::at(v(1, 7, 0)).has(Rule::DraPodsUnschedulable));
+        assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::DraPodLevelClaims));
+        assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DraPodLevelClaims));
     }
 
     #[test]

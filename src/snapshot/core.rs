@@ -108,6 +108,20 @@ pub struct ContainerResources {
     pub requests: ResourceList,
     #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub limits: ResourceList,
+    /// The pod's `resourceClaims` this container uses (Dynamic Resource Allocation): Karpenter
+    /// v1.7.0 to v1.13.x tell a DRA pod by these alone (`HasDRARequirements`).
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
+    pub claims: Vec<ContainerClaim>,
+}
+
+/// One entry of a container's `resources.claims`: the name of a pod `resourceClaims` entry and,
+/// optionally, one request in it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerClaim {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
 }
 
 /// A container's resource list, as compact as it can be: one or two entries sorted by name

@@ -461,6 +461,16 @@ impl Redactor {
                 }
             }
         }
+        // Hashed as the pod's `resourceClaims` strings are (`value`), so a claim still names
+        // the pod's entry after redaction.
+        for claim in &mut container.resources.claims {
+            if !is_flag(&claim.name) {
+                claim.name = self.name("v", &claim.name);
+            }
+            if let Some(request) = claim.request.as_mut().filter(|r| !is_flag(r)) {
+                *request = self.name("v", request);
+            }
+        }
         for env in &mut container.env {
             if env.name != "FEATURE_GATES" {
                 if let Some(value) = &mut env.value {

@@ -479,6 +479,7 @@ pub(super) fn daemon_spec(cpu: i128, memory_mib: i128, host_port: Option<i32>, n
             resources: ContainerResources {
                 requests: resources(cpu, memory_mib * MIB).into(),
                 limits: Resources::from([("memory".to_owned(), Quantity::from_units(2 * memory_mib * MIB))]).into(),
+                ..ContainerResources::default()
             },
             ports: host_port
                 .map(|port| ContainerPort {

@@ -220,6 +220,7 @@ fn pod_spec(rng: &mut Rng, shape: Shape<'_>, pools: &[PoolPlan]) -> (PodSpec, Sp
         resources: ContainerResources {
             requests: resources(main_cpu, main_memory).into(),
             limits: Resources::from([("memory".to_owned(), Quantity::from_units(main_memory * 3 / 2))]).into(),
+            ..ContainerResources::default()
         },
         ports: vec![ContainerPort { container_port: 8080, protocol: Some("TCP".into()), ..ContainerPort::default() }],
         ..Container::default()
@@ -230,6 +231,7 @@ fn pod_spec(rng: &mut Rng, shape: Shape<'_>, pools: &[PoolPlan]) -> (PodSpec, Sp
             resources: ContainerResources {
                 requests: resources(cpu / 10, memory / 8).into(),
                 limits: Resources::from([("memory".to_owned(), Quantity::from_units(memory / 4))]).into(),
+                ..ContainerResources::default()
             },
             ..Container::default()
         });

@@ -183,7 +183,7 @@ pub(in crate::engine) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) ->
         .daemon_sets
         .iter()
         .map(|ds| Pod { spec: ds.spec.template.spec.clone(), ..Pod::default() })
-        .filter(|p| !(ignore_dra && has_dra_requirements(p)))
+        .filter(|p| !(ignore_dra && has_dra_requirements(p, cluster.rules())))
         .collect()
 }
 

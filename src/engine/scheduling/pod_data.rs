@@ -98,10 +98,52 @@ pub(crate) fn strict_alternatives(pod: &Pod) -> Vec<Requirements> {
         .collect()
 }
 
-/// Whether the pod asks for Dynamic Resource Allocation devices. A container's `resources.claims`
-/// must name one of the pod's `resourceClaims`, so the pod-level list decides.
+/// Whether the pod asks for Dynamic Resource Allocation devices, as the version tells: from
+/// v1.14.0 (#3124) a pod-level `resourceClaims` entry or a container's (or init container's)
+/// `resources.claims`; from v1.7.0 (#2384) the containers' claims alone; before v1.7.0 never
+/// (Karpenter schedules such a pod like any other, its claims ignored).
 ///
 /// Mirrors karpenter `pkg/utils/pod/scheduling.go` `HasDRARequirements`.
-pub(crate) fn has_dra_requirements(pod: &Pod) -> bool {
-    !pod.spec.resource_claims.is_empty()
+pub(crate) fn has_dra_requirements(pod: &Pod, rules: &crate::rules::RuleSet) -> bool {
+    use crate::rules::Rule;
+    if !rules.has(Rule::DraPodsUnschedulable) {
+        return false;
+    }
+    let containers = pod.spec.init_containers.iter().chain(&pod.spec.containers);
+    (rules.has(Rule::DraPodLevelClaims) && !pod.spec.resource_claims.is_empty())
+        || containers.into_iter().any(|c| !c.resources.claims.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_dra_requirements;
+    use crate::rules::{CoreVersion, RuleSet};
+    use crate::snapshot::{Container, ContainerClaim, Pod};
+
+    /// karpenter v1.7.0 and v1.14.1 `pkg/utils/pod/scheduling.go` `HasDRARequirements`; the
+    /// v1.7 suite's `Scheduling > Dynamic Resource Allocation (DRA) > should handle DRA pods
+    /// correctly` entries (container, init container, both, neither).
+    #[test]
+    fn what_makes_a_dra_pod_follows_the_version() {
+        let at = |major, minor, patch| RuleSet::at(CoreVersion::new(major, minor, patch));
+        let claim = || ContainerClaim { name: "gpu".into(), request: None };
+        let mut by_container = Pod::default();
+        by_container.spec.containers.push(Container::default());
+        by_container.spec.containers[0].resources.claims.push(claim());
+        by_container.spec.resource_claims.push(serde_json::json!({"name": "gpu"}));
+        let mut by_init = Pod::default();
+        by_init.spec.init_containers.push(Container::default());
+        by_init.spec.init_containers[0].resources.claims.push(claim());
+        let mut pod_level_only = Pod::default();
+        pod_level_only.spec.resource_claims.push(serde_json::json!({"name": "gpu"}));
+        let plain = Pod::default();
+        for pod in [&by_container, &by_init, &pod_level_only, &plain] {
+            assert!(!has_dra_requirements(pod, &at(1, 6, 4)), "before #2384 no pod is a DRA pod");
+        }
+        assert!(has_dra_requirements(&by_container, &at(1, 7, 0)));
+        assert!(has_dra_requirements(&by_init, &at(1, 7, 0)));
+        assert!(!has_dra_requirements(&pod_level_only, &at(1, 13, 0)), "only containers' claims before #3124");
+        assert!(has_dra_requirements(&pod_level_only, &at(1, 14, 0)));
+        assert!(!has_dra_requirements(&plain, &at(1, 14, 1)));
+    }
 }

@@ -39,6 +39,37 @@ const DRA_UNSUPPORTED: &str =
 const DRA_NOT_SIMULATED: &str =
     "its ResourceClaims were not simulated (IGNORE_DRA_REQUESTS=false): the destination is assumed to have the devices";
 
+/// The version rules that made `pod` a DRA pod the simulation cannot place: #2384 always, and
+/// #3124 when only its pod-level `resourceClaims` ask (its containers name no claim).
+fn dra_rules_deciding(pod: &Pod, rules: &crate::rules::RuleSet) -> Vec<String> {
+    use crate::rules::Rule;
+    let by_containers =
+        pod.spec.init_containers.iter().chain(&pod.spec.containers).any(|c| !c.resources.claims.is_empty());
+    let mut deciding = vec![Rule::DraPodsUnschedulable];
+    if !by_containers {
+        deciding.push(Rule::DraPodLevelClaims);
+    }
+    deciding
+        .into_iter()
+        .filter_map(|r| rules.cite_if_active(r))
+        .map(|cite| format!("a DRA pod by the {cite}"))
+        .collect()
+}
+
+/// Why a pod that claims DRA devices was placed like any other at this version: the rule that
+/// would have made it a DRA pod is not in force yet (#2384 before v1.7.0; #3124 before v1.14.0
+/// for a pod whose containers name no claim).
+fn dra_rules_not_deciding(pod: &Pod, rules: &crate::rules::RuleSet) -> Vec<String> {
+    use crate::rules::Rule;
+    let by_containers =
+        pod.spec.init_containers.iter().chain(&pod.spec.containers).any(|c| !c.resources.claims.is_empty());
+    if pod_data::has_dra_requirements(pod, rules) || (!by_containers && pod.spec.resource_claims.is_empty()) {
+        return Vec::new();
+    }
+    let rule = if rules.has(Rule::DraPodsUnschedulable) { Rule::DraPodLevelClaims } else { Rule::DraPodsUnschedulable };
+    rules.cite_if_inactive(rule).map(|why| format!("its DRA claims were ignored: {why}")).into_iter().collect()
+}
+
 /// How many failed bound pods Karpenter's error text lists.
 const ERRORS_LISTED: usize = 5;
 
@@ -259,7 +290,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let mut tried = Cow::Borrowed(pod);
         // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
         // gets a DRAError, which `trySchedule` returns without relaxing.
-        if pod_data::has_dra_requirements(pod) && self.world.settings.ignore_dra_requests {
+        if pod_data::has_dra_requirements(pod, self.world.cluster.rules()) && self.world.settings.ignore_dra_requests {
             return (Err(vec![DRA_UNSUPPORTED.to_owned()]), tried);
         }
         if self.world.settings.ignore_preferences {
@@ -335,7 +366,10 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 }
                 (Destination::New(i), vec![why], rejections)
             }
-            Err(errors) if errors.first().is_some_and(|e| e == DRA_UNSUPPORTED) => {
+            Err(mut errors) if errors.first().is_some_and(|e| e == DRA_UNSUPPORTED) => {
+                if detail {
+                    errors.extend(dra_rules_deciding(pod, self.world.cluster.rules()));
+                }
                 (Destination::Nowhere, errors, Vec::new())
             }
             Err(_) if !self.options.decision_only && (detail || (!pending && failed_bound < ERRORS_LISTED)) => {
@@ -347,9 +381,14 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             }
             Err(_) => (Destination::Nowhere, Vec::new(), Vec::new()),
         };
-        if pod_data::has_dra_requirements(pod) && !self.world.settings.ignore_dra_requests && to != Destination::Nowhere
+        if pod_data::has_dra_requirements(pod, self.world.cluster.rules())
+            && !self.world.settings.ignore_dra_requests
+            && to != Destination::Nowhere
         {
             why.push(DRA_NOT_SIMULATED.to_owned());
+        }
+        if detail && to != Destination::Nowhere {
+            why.extend(dra_rules_not_deciding(pod, self.world.cluster.rules()));
         }
         (PodMove { pod: key, pending, to, why, rejections }, None)
     }
