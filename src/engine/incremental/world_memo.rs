@@ -157,8 +157,8 @@ pub(in crate::engine) struct BaseNodeMemo {
     stamps: u64,
     /// Whether this round computed some node's parts (rather than reusing them all).
     computed: bool,
-    /// Whether the last round reused every node's parts, for the same nodes as the round
-    /// before (see [`BaseNodeMemo::keep_only`]).
+    /// Whether the round last built reused every node's parts, for the same nodes as the
+    /// round before it (see [`BaseNodeMemo::keep_only`]).
     unchanged: bool,
 }
 
