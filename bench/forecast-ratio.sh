@@ -21,6 +21,10 @@
 #         RUNS=5         pairs measured
 #         WORK=/tmp/kubectl-consolidation-bench   where the snapshot goes (kept for reuse)
 #         NO_BUILD=1     measure the release binary already built
+#         BIN=path       measure this binary instead of the release build (with NO_BUILD=1)
+#         OLD=path       a second binary (say, the last release build of main) measured in the
+#                        same pairs, old plan and forecast right after new's, so that the two
+#                        builds' ratios see the machine at the same speed
 set -euo pipefail
 
 GENERATOR="${GENERATOR:-synth}"
@@ -28,6 +32,7 @@ NODES="${NODES:-2000}"
 RUNS="${RUNS:-5}"
 WORK="${WORK:-/tmp/kubectl-consolidation-bench}"
 NO_BUILD="${NO_BUILD:-0}"
+OLD="${OLD:-}"
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -46,7 +51,7 @@ if [ "$NO_BUILD" != 1 ]; then
   cargo build --release --quiet --bin kubectl-consolidation --example synth
 fi
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-bin="$target/release/kubectl-consolidation"
+bin="${BIN:-$target/release/kubectl-consolidation}"
 synth="$target/release/examples/synth"
 
 pods=$((NODES * 30))
@@ -84,22 +89,44 @@ plan=("$bin" --snapshot "$file" plan -o json)
 forecast=("$bin" --snapshot "$file" forecast -o json)
 timed "${plan[@]}" >/dev/null
 timed "${forecast[@]}" >/dev/null
+if [ -n "$OLD" ]; then
+  old_plan=("$OLD" --snapshot "$file" plan -o json)
+  old_forecast=("$OLD" --snapshot "$file" forecast -o json)
+  timed "${old_plan[@]}" >/dev/null
+  timed "${old_forecast[@]}" >/dev/null
+fi
 
-echo "| pair | plan wall s | plan CPU s | forecast wall s | forecast CPU s | wall ratio | CPU ratio | taken (UTC) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+if [ -n "$OLD" ]; then
+  echo "| pair | plan CPU s new / old | forecast CPU s new / old | forecast ÷ plan CPU new / old | taken (UTC) |"
+  echo "|---:|---|---|---|---|"
+else
+  echo "| pair | plan wall s | plan CPU s | forecast wall s | forecast CPU s | wall ratio | CPU ratio | taken (UTC) |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---|"
+fi
 wall_ratios=()
 cpu_ratios=()
+old_ratios=()
 for ((run = 1; run <= RUNS; run++)); do
   read -r plan_wall plan_cpu < <(timed "${plan[@]}")
+  [ -z "$OLD" ] || read -r _ old_plan_cpu < <(timed "${old_plan[@]}")
   read -r forecast_wall forecast_cpu < <(timed "${forecast[@]}")
-  wall_ratio="$(python3 -c "print(f'{$forecast_wall / $plan_wall:.2f}')")"
-  cpu_ratio="$(python3 -c "print(f'{$forecast_cpu / $plan_cpu:.2f}')")"
+  [ -z "$OLD" ] || read -r _ old_forecast_cpu < <(timed "${old_forecast[@]}")
+  wall_ratio="$(ratio "$forecast_wall" "$plan_wall")"
+  cpu_ratio="$(ratio "$forecast_cpu" "$plan_cpu")"
   wall_ratios+=("$wall_ratio")
   cpu_ratios+=("$cpu_ratio")
-  echo "| $run | $plan_wall | $plan_cpu | $forecast_wall | $forecast_cpu | $wall_ratio | $cpu_ratio | $(date -u +%H:%M) |"
+  if [ -n "$OLD" ]; then
+    old_ratio="$(ratio "$old_forecast_cpu" "$old_plan_cpu")"
+    old_ratios+=("$old_ratio")
+    echo "| $run | $plan_cpu / $old_plan_cpu | $forecast_cpu / $old_forecast_cpu | $cpu_ratio× / $old_ratio× | $(date -u +%H:%M) |"
+  else
+    echo "| $run | $plan_wall | $plan_cpu | $forecast_wall | $forecast_cpu | $wall_ratio | $cpu_ratio | $(date -u +%H:%M) |"
+  fi
 done
 echo
 shape="${NODES} nodes × ${pods} pods"
 [ "$GENERATOR" = synth ] || shape="${GENERATOR} ${shape}"
 echo "${shape}, $(git describe --always --dirty 2>/dev/null || echo '?'):" \
   "forecast / plan, median of ${RUNS} pairs: wall $(median "${wall_ratios[@]}")×, CPU $(median "${cpu_ratios[@]}")×"
+[ -z "$OLD" ] || echo "the same pairs with $OLD: CPU $(median "${old_ratios[@]}")×"

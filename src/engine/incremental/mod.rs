@@ -17,6 +17,7 @@
 //! | `world_memo.rs` | across a forecast's rounds: requests, each node's destination parts, static answers, kept counts | a copy of each node's inputs (Node, NodeClaim, its pods) and a stamp per node | debug builds compare every node and assert that nothing changed unannounced; kept fit keys are re-derived and compared |
 //! | `kept_pod_index.rs` | the pod index across rounds | positions in `snapshot.pods` (a forecast only appends pods and never relabels one) | rebuilt and compared in `world_memo/tests.rs` |
 //! | `pod_table.rs` | per pod of a forecast's snapshot: the PDBs selecting it, the facts its candidacy gates read | position in `snapshot.pods` (a forecast never changes a pod's labels, owners or annotations, nor a PDB's selector) | `round_cache.rs` tests: an appended pod and its PDB |
+//! | `refusal_memo.rs` | across rounds: each SingleNode candidate's decision-only refusal | every node's parts reused since it was kept, the same pods' status bytes, pending pods, deleting nodes and their movers, `under_consolidate_after` per node; per candidate its held pods and price | debug builds simulate again on every hit and assert the same refusal; `refusal_memo/tests.rs` |
 //! | `round_cache.rs` | across rounds: the PDBs per pod, the candidacy facts, the memo above | what the forecast says it changed, verified in debug builds | `round_cache.rs` tests: a round with the cache gives the bytes of one without |
 //!
 //! A new cache goes here, not among the twins, with its row in this table: what it keys on,
@@ -32,6 +33,7 @@ pub(crate) mod kept_pod_index;
 pub(crate) mod pod_index;
 pub(crate) mod pod_requests;
 pub(crate) mod pod_table;
+pub(crate) mod refusal_memo;
 pub(crate) mod round_cache;
 pub(crate) mod shared_pods;
 #[cfg(test)]

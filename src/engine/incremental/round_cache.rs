@@ -21,9 +21,12 @@
 //! - per topology key and filter, the counts of the pods in place, with the stamps of the
 //!   nodes they were on, reused while those stamps are the same.
 //!
+//! - per SingleNode candidate, its decision-only refusal, with what the clock and the PDBs'
+//!   status decide of its simulation in the key (`refusal_memo.rs`).
+//!
 //! What the caller says is checked in debug builds, which read every node and pod anyway.
-//! Everything that reads the clock or a PDB's status (candidacy gates, budgets, do-not-disrupt
-//! grace, consolidateAfter) is computed each round.
+//! Everything else that reads the clock or a PDB's status (candidacy gates, budgets,
+//! do-not-disrupt grace, consolidateAfter) is computed each round.
 
 use std::sync::Arc;
 

@@ -19,6 +19,7 @@ use crate::engine::incremental::fit_list::FitList;
 use crate::engine::incremental::kept_pod_index::{InPlace, KeptPodIndex};
 use crate::engine::incremental::pod_index::{selector_keys, IndexedKeys, PodIndex};
 use crate::engine::incremental::pod_requests::{address, PodRequests};
+use crate::engine::incremental::refusal_memo::{CandidateKey, KeptRefusals};
 use crate::engine::incremental::shared_pods::baseline::Baseline;
 use crate::engine::incremental::world_memo::{
     answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo,
@@ -121,6 +122,8 @@ pub struct World<'c, 'a> {
     kept_counts: Option<KeptCounts>,
     /// A forecast's answers per topology node filter and node stamp, kept across rounds.
     kept_filter_answers: Option<KeptAnswers>,
+    /// A forecast's SingleNode refusals, kept across rounds (see `refusal_memo.rs`).
+    kept_refusals: Option<KeptRefusals>,
     shared_terms: RefCell<HashMap<String, Rc<PodTerms>>>,
     no_terms: Rc<PodTerms>,
     /// Destination positions (in `order`) per `kubernetes.io/hostname` value, built when a pod
@@ -227,6 +230,7 @@ impl<'c, 'a> World<'c, 'a> {
         let kept_answers = memo.as_deref().map(|m| Rc::clone(&m.static_answers));
         let kept_counts = memo.as_deref().map(|m| Rc::clone(&m.counts));
         let kept_filter_answers = memo.as_deref().map(|m| Rc::clone(&m.node_filter_answers));
+        let kept_refusals = memo.as_deref().map(|m| Rc::clone(&m.refusals));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
                 let requests = PodRequests::new(&cluster.snapshot.pods);
@@ -238,6 +242,7 @@ impl<'c, 'a> World<'c, 'a> {
                 let nodes: Vec<BaseNode<'a>> =
                     cluster.nodes.iter().map(|n| memo.base_nodes.base_node(cluster, n, &requests, &daemons)).collect();
                 memo.base_nodes.keep_only(cluster);
+                memo.refusals.borrow_mut().begin_round(memo.base_nodes.unchanged());
                 (requests, nodes)
             }
         };
@@ -325,6 +330,7 @@ impl<'c, 'a> World<'c, 'a> {
             kept_answers,
             kept_counts,
             kept_filter_answers,
+            kept_refusals,
             shared_terms: RefCell::default(),
             no_terms: Rc::default(),
             by_hostname: std::cell::OnceCell::new(),
@@ -348,6 +354,24 @@ impl<'c, 'a> World<'c, 'a> {
     pub(in crate::engine) fn shared_baseline(&self, consolidation: bool) -> Rc<Baseline> {
         let cell = &self.shared_baselines[usize::from(consolidation)];
         Rc::clone(cell.get_or_init(|| Rc::new(Baseline::new(self, consolidation))))
+    }
+
+    /// Whether this world keeps SingleNode's decision-only refusals across a forecast's rounds.
+    pub(in crate::engine) fn keeps_refusals(&self) -> bool {
+        self.kept_refusals.is_some()
+    }
+
+    /// The decision-only refusal a forecast kept of node `i` under `key`, when nothing the
+    /// simulation reads has changed since (see `refusal_memo.rs`).
+    pub(in crate::engine) fn kept_refusal(&self, i: usize, key: &CandidateKey) -> Option<crate::reason::Reason> {
+        self.kept_refusals.as_ref()?.borrow_mut().get(self, i, key)
+    }
+
+    /// Keeps node `i`'s decision-only refusal under `key` for the forecast's next rounds.
+    pub(in crate::engine) fn keep_refusal(&self, i: usize, key: CandidateKey, reason: crate::reason::Reason) {
+        if let Some(kept) = &self.kept_refusals {
+            kept.borrow_mut().keep(self, i, key, reason);
+        }
     }
 
     /// The refusal class under `key`, built once.

@@ -32,6 +32,7 @@ use foldhash::HashMap;
 
 use crate::engine::incremental::kept_pod_index::KeptPodIndex;
 use crate::engine::incremental::pod_requests::{PodRequests, RequestTable};
+use crate::engine::incremental::refusal_memo::KeptRefusals;
 use crate::engine::incremental::world::fit_key::FitKey;
 use crate::engine::scheduling::existing_node::base::{assemble, node_parts, BaseNode, DaemonPod, NodeParts};
 use crate::engine::scheduling::topology::PodTerms;
@@ -59,6 +60,9 @@ pub struct WorldMemo {
     /// Per topology key and filter, the counts of the pods in place with what they were
     /// counted from (see [`KeptCounts`]).
     pub(in crate::engine) counts: KeptCounts,
+    /// SingleNode's decision-only refusals, kept while nothing they read changed
+    /// (`refusal_memo.rs`).
+    pub(in crate::engine) refusals: KeptRefusals,
 }
 
 /// Per topology key, then filter: the pods in place that the filter selects, per domain, and
@@ -151,6 +155,11 @@ pub(in crate::engine) struct BaseNodeMemo {
     changed: Option<BTreeSet<String>>,
     /// The last stamp given (the first is 1; 0 is no stamp).
     stamps: u64,
+    /// Whether this round computed some node's parts (rather than reusing them all).
+    computed: bool,
+    /// Whether the round last built reused every node's parts, for the same nodes as the
+    /// round before it (see [`BaseNodeMemo::keep_only`]).
+    unchanged: bool,
 }
 
 #[derive(Debug)]
@@ -272,6 +281,7 @@ impl BaseNodeMemo {
             self.stamps += 1;
             self.stamps
         });
+        self.computed = true;
         let parts = node_parts(cluster, node, requests, daemons);
         let kept = Kept {
             node: node.node.map(NodeInputs::of),
@@ -284,10 +294,21 @@ impl BaseNodeMemo {
         assemble(cluster, node, parts).stamped(stamp)
     }
 
-    /// Forgets the nodes the cluster no longer has, and the forecast's word on the round.
+    /// Forgets the nodes the cluster no longer has, and the forecast's word on the round;
+    /// notes whether the round was unchanged: every node's parts reused (so each was kept
+    /// from the last round), and none kept that the round lacks (the same names, which the
+    /// cluster sorts, so the same order).
     pub(in crate::engine) fn keep_only(&mut self, cluster: &Cluster<'_>) {
+        self.unchanged = !self.computed && self.by_name.len() == cluster.nodes.len();
+        self.computed = false;
         self.by_name.retain(|name, _| cluster.node_index.contains_key(name.as_str()));
         self.changed = None;
+    }
+
+    /// Whether the round just built reused every node's parts for the same nodes as the round
+    /// before (see [`BaseNodeMemo::keep_only`]).
+    pub(in crate::engine) fn unchanged(&self) -> bool {
+        self.unchanged
     }
 
     /// For the next round only: of the nodes kept, only those named in `changed` may have a

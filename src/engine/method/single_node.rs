@@ -13,6 +13,7 @@ use super::consolidation::{compute_consolidation, Kind};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
+use crate::engine::incremental::refusal_memo::CandidateKey;
 use crate::engine::nodepool::DisruptionReason;
 use crate::reason::{Code, Reason};
 use crate::upstream;
@@ -124,8 +125,27 @@ fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool, decisio
         .at(upstream::CAN_PASS_THRESHOLD);
         return SingleMove { command: None, reason: Some(reason), results: None };
     }
+    // A forecast keeps a decision-only refusal for the rounds in which nothing it read changed.
+    let kept = (decision_only && !lift_pod_gates && ctx.world.keeps_refusals())
+        .then(|| CandidateKey::of(ctx.world, c.index, c.price));
+    if let Some(reason) = kept.as_ref().and_then(|key| ctx.world.kept_refusal(c.index, key)) {
+        #[cfg(debug_assertions)]
+        {
+            let fresh = compute_consolidation(ctx.world, &[c], Kind::Single, false, true);
+            assert_eq!(
+                (fresh.decision, fresh.findings.first()),
+                (None, Some(&reason)),
+                "node/{}: the kept refusal is not what the simulation gives now",
+                c.name
+            );
+        }
+        return SingleMove { command: None, reason: Some(reason), results: None };
+    }
     let m = compute_consolidation(ctx.world, &[c], Kind::Single, lift_pod_gates, decision_only);
     let Some(decision) = m.decision else {
+        if let (Some(key), Some(reason)) = (kept, m.findings.first()) {
+            ctx.world.keep_refusal(c.index, key, reason.clone());
+        }
         return SingleMove { command: None, reason: m.findings.into_iter().next(), results: Some(m.results) };
     };
     let mut findings = m.findings.clone();
