@@ -82,6 +82,7 @@ pub const IS_DO_NOT_DISRUPT_ACTIVE: Upstream = karpenter("pkg/utils/pod/scheduli
 pub const IS_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pod/scheduling.go", "IsReschedulable");
 pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.CanEvictPods");
 pub const PDB_IS_EVICTABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.isEvictable");
+pub const IS_CURRENTLY_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.IsCurrentlyReschedulable");
 pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");
 pub const RESCHEDULE_DISRUPTION_COST: Upstream =
     karpenter("pkg/controllers/disruption/types.go", "computeRescheduleDisruptionCost");

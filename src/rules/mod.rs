@@ -51,6 +51,14 @@ pub enum Rule {
     /// A new NodeClaim keeps its 600 cheapest instance types; before, 60 (minValues is checked
     /// on what is kept).
     MaxInstanceTypes600,
+    /// A NodeClaim with `InstanceTerminating=True` counts neither in its NodePool's budget total
+    /// nor as disrupting, and is marked for deletion (never a candidate); before, it counted in
+    /// both like any node, and only a deletion timestamp marked it.
+    BudgetSkipsInstanceTerminating,
+    /// A disruption simulation leaves out the pods that cannot go now (do-not-disrupt, or fully
+    /// blocked by a PDB), on its candidates and on deleting nodes; before, every reschedulable
+    /// pod was placed.
+    SimulateExcludesFullyBlockedPods,
 }
 
 /// One row of the table.
@@ -96,7 +104,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 10] = [
+pub const RULES: [RuleRow; 12] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -186,6 +194,24 @@ pub const RULES: [RuleRow; 10] = [
         since: v(1, 7, 0),
         backported_to: &[],
         before: "a new NodeClaim kept its 60 cheapest instance types",
+    },
+    RuleRow {
+        rule: Rule::BudgetSkipsInstanceTerminating,
+        field: "budgetSkipsInstanceTerminating",
+        pr: 1735,
+        upstream: upstream::BUILD_BUDGET_MAPPING,
+        since: v(1, 1, 0),
+        backported_to: &[v(1, 0, 4)],
+        before: "a node whose NodeClaim is InstanceTerminating still counted in its NodePool's budget, and in flight when deleting",
+    },
+    RuleRow {
+        rule: Rule::SimulateExcludesFullyBlockedPods,
+        field: "simulateExcludesFullyBlockedPods",
+        pr: 2033,
+        upstream: upstream::IS_CURRENTLY_RESCHEDULABLE,
+        since: v(1, 4, 0),
+        backported_to: &[v(1, 0, 7), v(1, 1, 3), v(1, 2, 3), v(1, 3, 3)],
+        before: "every reschedulable pod went into the simulation, do-not-disrupt and fully PDB-blocked ones too",
     },
 ];
 
@@ -318,6 +344,26 @@ mod tests {
         assert!(RuleSet::at(v(1, 11, 0)).has(Rule::NodeLimits));
         assert!(!RuleSet::at(v(1, 6, 4)).has(Rule::MaxInstanceTypes600));
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::MaxInstanceTypes600));
+    }
+
+    #[test]
+    fn the_budget_and_blocked_pod_rules_follow_their_backports() {
+        let has = |rule, major, minor, patch| RuleSet::at(v(major, minor, patch)).has(rule);
+        let budget = Rule::BudgetSkipsInstanceTerminating;
+        assert!(!has(budget, 1, 0, 3));
+        assert!(has(budget, 1, 0, 4), "#1736 backport");
+        assert!(has(budget, 1, 1, 0));
+        let blocked = Rule::SimulateExcludesFullyBlockedPods;
+        for (minor, last_without) in [(0, 6), (1, 2), (2, 2), (3, 2)] {
+            assert!(!has(blocked, 1, minor, last_without), "v1.{minor}.{last_without}");
+            assert!(has(blocked, 1, minor, last_without + 1), "v1.{minor}.{} has the backport", last_without + 1);
+        }
+        assert!(!has(blocked, 1, 2, 0), "the 1.2 line starts without it");
+        assert!(has(blocked, 1, 4, 0));
+        let fields: Vec<&str> = RuleSet::at(v(1, 0, 3)).differing().iter().map(|r| r.field).collect();
+        assert!(
+            fields.contains(&"budgetSkipsInstanceTerminating") && fields.contains(&"simulateExcludesFullyBlockedPods")
+        );
     }
 
     #[test]
