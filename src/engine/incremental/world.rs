@@ -384,7 +384,7 @@ impl<'c, 'a> World<'c, 'a> {
             if !cluster.rules().has(Rule::SimulateExcludesFullyBlockedPods) {
                 return HashSet::default();
             }
-            self.held_by_pdb_or_annotation(i).map(|p| address(p)).collect()
+            self.held_by_pdb_or_annotation(i).map(address).collect()
         })
     }
 
