@@ -374,3 +374,62 @@ write("dra-pod-level-claims", ["own-version-dra-pod-level-claims: #3124 pod-leve
                   "resources.claims: gpu-a is no DRA pod, it is scheduled onto node-b and singlenodeconsolidation.go deletes node-a", MOVED),
        "1.14.0": (f"{K}@v1.14.0 pkg/utils/pod/scheduling.go:275 HasDRARequirements also counts pod.Spec.ResourceClaims (#3124); "
                   "scheduler.go Scheduler.add returns the DRAError under IGNORE_DRA_REQUESTS (default true): no command", NOT_PLACED)})
+# #1735: node-a's instance is terminating (NodeClaim deleting, InstanceTerminating=True); node-b is
+# empty; the budget is 50%.
+gone_node, gone_claim = node("node-a", "m5.xlarge")
+gone_claim["metadata"]["deletionTimestamp"] = "2026-11-29T09:55:00Z"
+gone_claim["metadata"]["finalizers"] = ["karpenter.sh/termination"]
+gone_claim["status"]["conditions"].append(cond("InstanceTerminating", at="2026-11-29T09:58:00Z"))
+write("budget-terminating", ["own-version-budget-terminating: #1735 InstanceTerminating NodeClaims leave the budget (v1.0.4, v1.1.0)",
+                             "budget 50%; node-a's NodeClaim is deleting with InstanceTerminating=True; node-b is empty"],
+      [node_pool("default", budget="50%"), gone_node, gone_claim] + node("node-b", "m5.xlarge"),
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.0.3": (f"{K}@v1.0.3 pkg/controllers/disruption/helpers.go:199 BuildDisruptionBudgets counts every managed, initialized "
+                 "node: 2 nodes, 50% rounds up to 1, and node-a is disrupting (statenode.go:408 MarkedForDeletion: the NodeClaim "
+                 "has a deletionTimestamp), so 1 − 1 = 0 disruptions are allowed and emptiness.go leaves node-b: no command",
+                 {"commands": [],
+                  "nodes": {"node-b": {"action": "none", "reasonsInclude": ["BudgetExhausted"]}}}),
+       "1.0.4": (f"{K}@v1.0.4 pkg/controllers/disruption/helpers.go:218 BuildDisruptionBudgets skips a NodeClaim with "
+                 "InstanceTerminating=True (#1735, backport #1736; test suite_test.go:670 \"should not consider nodes that have "
+                 "the terminating status condition as part of disruption count\"): 1 node, 50% rounds up to 1, none disrupting, "
+                 "so emptiness.go deletes node-b",
+                 {"method": "Emptiness", "commands": [{"method": "Emptiness", "decision": "delete", "candidates": ["node-b"]}]})})
+
+# #2033: node-a is drifted, its NodeClaim has terminationGracePeriod 1h (eventual disruption), and
+# its only pod is under a PDB with maxUnavailable 0; no other node.
+held_node, held_claim = node("node-a", "m5.xlarge", consolidatable=False, drifted=True)
+held_claim["spec"]["terminationGracePeriod"] = "1h"
+# (tag, backport) -> helpers.go line of the IsCurrentlyReschedulable filter, drift_test.go line of the It.
+BLOCKED_AT = {"v1.0.7": ("backport #2210", 85, 576), "v1.1.3": ("backport #2211", 83, 578), "v1.3.3": ("backport #2213", 83, 578),
+              "v1.4.0": ("first minor", 85, 578)}
+# tag -> helpers.go line appending every reschedulable pod, drift_test.go line of the It before #2033.
+SIMULATED_AT = {"v1.0.6": (81, 576), "v1.1.2": (79, 578), "v1.3.2": (79, 578)}
+
+
+def blocked(tag):
+    how, helpers, test = BLOCKED_AT[tag]
+    return (f"{K}@{tag} pkg/controllers/disruption/helpers.go:{helpers} SimulateScheduling keeps only the pods "
+            f"pkg/utils/pdb/pdb.go:127 Limits.IsCurrentlyReschedulable lets go (#2033, {how}): db-a is fully blocked "
+            "(maxUnavailable 0, pdb.go:161 isFullyBlocking), so nothing needs a place and drift.go ComputeCommand deletes "
+            f"node-a without a replacement (test drift_test.go:{test} \"Drift > Drift > should not create replacements for "
+            "drifted nodes that have pods with the blocking PDBs when the NodePool's TerminationGracePeriod is not nil\")",
+            {"method": "Drift", "commands": [{"method": "Drift", "decision": "delete", "candidates": ["node-a"]}]})
+
+
+def simulated(tag):
+    helpers, test = SIMULATED_AT[tag]
+    return (f"{K}@{tag} pkg/controllers/disruption/helpers.go:{helpers} SimulateScheduling appends every reschedulable pod "
+            "of the candidate: types.go NewCandidate lets node-a through (eventual Drift with terminationGracePeriod), db-a "
+            f"needs a new node and drift.go ComputeCommand replaces node-a (test drift_test.go:{test} \"Drift > Drift > should "
+            "drift nodes that have pods with the blocking PDBs when the NodePool's TerminationGracePeriod is not nil\": a "
+            "replacement is created)",
+            {"method": "Drift", "commands": [{"method": "Drift", "decision": "replace", "candidates": ["node-a"]}]})
+
+
+write("fully-blocked-pods", ["own-version-fully-blocked-pods: #2033 the simulation leaves fully blocked pods (v1.4.0; v1.0.7, v1.1.3, v1.2.3, v1.3.3)",
+                             "node-a is drifted with terminationGracePeriod 1h; its pod db-a is under a PDB maxUnavailable 0; no other node"],
+      [node_pool("default"), held_node, held_claim, pod("db-a", "node-a", labels={"app": "db"}),
+       pdb("db", "db", 0, max_unavailable=0)],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.0.6": simulated("v1.0.6"), "1.0.7": blocked("v1.0.7"), "1.1.2": simulated("v1.1.2"),
+       "1.1.3": blocked("v1.1.3"), "1.3.2": simulated("v1.3.2"), "1.3.3": blocked("v1.3.3"), "1.4.0": blocked("v1.4.0")})

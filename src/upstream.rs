@@ -84,6 +84,7 @@ pub const HAS_DRA_REQUIREMENTS: Upstream = karpenter("pkg/utils/pod/scheduling.g
 pub const SCHEDULER_ADD: Upstream = karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.add");
 pub const CAN_EVICT_PODS: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.CanEvictPods");
 pub const PDB_IS_EVICTABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.isEvictable");
+pub const IS_CURRENTLY_RESCHEDULABLE: Upstream = karpenter("pkg/utils/pdb/pdb.go", "Limits.IsCurrentlyReschedulable");
 pub const EVICTION_COST: Upstream = karpenter("pkg/utils/disruption/disruption.go", "EvictionCost");
 pub const RESCHEDULE_DISRUPTION_COST: Upstream =
     karpenter("pkg/controllers/disruption/types.go", "computeRescheduleDisruptionCost");

@@ -13,6 +13,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::cron::{parse_standard, Schedule};
 use super::nodepool::DisruptionReason;
 use super::state::Cluster;
+use crate::rules::Rule;
 use crate::snapshot::{Budget, NodePool};
 
 /// What Karpenter uses for "no limit".
@@ -59,6 +60,9 @@ pub struct PoolBudgets {
     pub by_reason: Vec<ReasonBudget>,
     /// The budget list was omitted, so the CRD default `10%` applies.
     pub defaulted: bool,
+    /// Nodes counted although their NodeClaim is `InstanceTerminating`: only at a version
+    /// without #1735 ([`Rule::BudgetSkipsInstanceTerminating`]), where explain says so.
+    pub terminating_counted: Vec<String>,
 }
 
 impl PoolBudgets {
@@ -76,17 +80,24 @@ impl PoolBudgets {
 ///
 /// Mirrors [`crate::upstream::BUILD_BUDGET_MAPPING`].
 pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudgets> {
+    let rules = cluster.rules();
+    // From v1.0.4 / v1.1.0 (#1735) a terminating instance is skipped: the node is on its way
+    // out and must not hold a budget slot. Before, it counted like any node.
+    let skips_terminating = rules.has(Rule::BudgetSkipsInstanceTerminating);
     let mut counted: BTreeMap<&str, i64> = BTreeMap::new();
     let mut disrupting: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut terminating_counted: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for node in &cluster.nodes {
         let Some(pool) = node.node_pool_name() else { continue };
-        let terminating =
-            node.claim.is_some_and(|c| crate::snapshot::is_true(&c.status.conditions, "InstanceTerminating"));
-        if !node.managed() || !node.initialized() || terminating {
+        let terminating = node.instance_terminating();
+        if !node.managed() || !node.initialized() || (terminating && skips_terminating) {
             continue;
         }
         *counted.entry(pool).or_default() += 1;
-        if !node.ready() || node.deleting() {
+        if terminating {
+            terminating_counted.entry(pool).or_default().push(node.name.clone());
+        }
+        if !node.ready() || node.deleting(rules) {
             disrupting.entry(pool).or_default().push(node.name.clone());
         }
     }
@@ -101,7 +112,8 @@ pub fn build_budget_mapping(cluster: &Cluster<'_>) -> BTreeMap<String, PoolBudge
                 disrupting.remove(name).unwrap_or_default(),
                 cluster.now,
             );
-            (name.to_owned(), budgets)
+            let terminating_counted = terminating_counted.remove(name).unwrap_or_default();
+            (name.to_owned(), PoolBudgets { terminating_counted, ..budgets })
         })
         .collect()
 }
@@ -138,6 +150,7 @@ pub fn pool_budgets(pool: &NodePool, counted_nodes: i64, disrupting: Vec<String>
         budgets: statuses,
         by_reason,
         defaulted,
+        terminating_counted: Vec::new(),
     }
 }
 
@@ -235,7 +248,7 @@ pub fn parse_schedule(schedule: &str) -> Result<Schedule, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{pool_budgets, scaled_value, UNBOUNDED};
+    use super::{build_budget_mapping, pool_budgets, scaled_value, Cluster, UNBOUNDED};
     use crate::engine::nodepool::DisruptionReason;
     use crate::snapshot::{Budget, Disruption, NodePool};
     use proptest::prelude::*;
@@ -369,5 +382,31 @@ mod tests {
             prop_assert!(v * 100 >= p * total);
             prop_assert!((v - 1) * 100 < p * total || v == 0);
         }
+    }
+
+    /// #1735 (v1.0.4 in 1.0.x, v1.1.0 on): a NodeClaim with `InstanceTerminating=True` counts
+    /// neither in the total nor as disrupting, and is marked for deletion; before, it counted
+    /// like any node and only its deletion timestamp marked it (upstream's test claim has none).
+    #[test]
+    fn an_instance_terminating_claim_leaves_the_budget_from_v1_0_4() {
+        use crate::rules::{CoreVersion, RuleSet};
+        use crate::testing::{managed_node, node_pool, now, set, snapshot};
+        let [node, claim] = managed_node("node-t");
+        let conditions = serde_json::json!([{"type": "Initialized", "status": "True"},
+            {"type": "InstanceTerminating", "status": "True"}]);
+        let mut objects = vec![node_pool("default"), node, set(claim, "/status/conditions", conditions)];
+        objects.extend(managed_node("node-a"));
+        let mut s = snapshot(objects);
+        let mut at = |major, minor, patch| {
+            s.info.rules = RuleSet::at(CoreVersion::new(major, minor, patch));
+            let cluster = Cluster::new(&s, now());
+            let marked = cluster.node("node-t").expect("node-t").marked_for_deletion(cluster.rules());
+            let b = build_budget_mapping(&cluster).remove("default").expect("pool");
+            (b.counted_nodes, b.disrupting, b.terminating_counted, marked)
+        };
+        assert_eq!(at(1, 0, 3), (2, vec![], vec!["node-t".to_owned()], false));
+        assert_eq!(at(1, 0, 4), (1, vec![], vec![], true));
+        assert_eq!(at(1, 1, 0), (1, vec![], vec![], true));
+        assert_eq!(at(1, 14, 1), (1, vec![], vec![], true));
     }
 }

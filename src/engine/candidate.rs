@@ -111,7 +111,7 @@ pub(crate) fn new_candidate<'a>(
             ),
         );
     }
-    if node.marked_for_deletion() {
+    if node.marked_for_deletion(cluster.rules()) {
         node_gates.push(gate(Code::MarkedForDeletion, "node is deleting or marked for deletion".into()));
     }
     if node.annotations().get(DO_NOT_DISRUPT).map(String::as_str) == Some("true") {

@@ -14,6 +14,7 @@ use jiff::Timestamp;
 use super::incremental::pod_table::{position_in, PodFacts, PodTable};
 use super::labels::{DISRUPTED_TAINT, INITIALIZED, NODEPOOL, REGISTERED};
 use super::pod;
+use crate::rules::{Rule, RuleSet};
 use crate::snapshot::{is_true, InstanceType, Node, NodeClaim, NodePool, Pod, Resources, Snapshot, StringMap, Taint};
 
 /// A Node and/or its NodeClaim.
@@ -77,12 +78,18 @@ impl<'a> StateNode<'a> {
         self.node.is_some_and(|n| n.metadata.labels.get(INITIALIZED).map(String::as_str) == Some("true"))
     }
 
-    /// Deleting: NodeClaim deletion timestamp, `InstanceTerminating`, or (unmanaged) Node deletion.
-    pub fn marked_for_deletion(&self) -> bool {
+    /// The NodeClaim says `InstanceTerminating=True`: the instance is being (or was) terminated.
+    pub fn instance_terminating(&self) -> bool {
+        self.claim.is_some_and(|c| is_true(&c.status.conditions, "InstanceTerminating"))
+    }
+
+    /// Deleting: NodeClaim deletion timestamp, `InstanceTerminating` (from v1.0.4 / v1.1.0,
+    /// #1735: `rules` decides), or (unmanaged) Node deletion.
+    pub fn marked_for_deletion(&self, rules: &RuleSet) -> bool {
         match self.claim {
             Some(claim) => {
                 claim.metadata.deletion_timestamp.is_some()
-                    || is_true(&claim.status.conditions, "InstanceTerminating")
+                    || (self.instance_terminating() && rules.has(Rule::BudgetSkipsInstanceTerminating))
                     || self.node.is_some_and(|n| n.metadata.deletion_timestamp.is_some())
             }
             None => self.node.is_some_and(|n| n.metadata.deletion_timestamp.is_some()),
@@ -101,8 +108,8 @@ impl<'a> StateNode<'a> {
     ///
     /// Mirrors karpenter `pkg/controllers/state/statenode.go` `StateNode.MarkedForDeletion` as
     /// `StateNodes.Deleting` reads it.
-    pub fn deleting(&self) -> bool {
-        self.marked_for_deletion() || self.already_disrupting()
+    pub fn deleting(&self, rules: &RuleSet) -> bool {
+        self.marked_for_deletion(rules) || self.already_disrupting()
     }
 
     /// The Node's `Ready` condition is `True`.

@@ -60,6 +60,14 @@ pub enum Rule {
     /// A pod-level `resourceClaims` entry makes a pod a DRA pod; before, only containers'
     /// `resources.claims` did.
     DraPodLevelClaims,
+    /// A NodeClaim with `InstanceTerminating=True` counts neither in its NodePool's budget total
+    /// nor as disrupting, and is marked for deletion (never a candidate); before, it counted in
+    /// both like any node, and only a deletion timestamp marked it.
+    BudgetSkipsInstanceTerminating,
+    /// A disruption simulation leaves out the pods that cannot go now (do-not-disrupt, or fully
+    /// blocked by a PDB), on its candidates and on deleting nodes; before, every reschedulable
+    /// pod was placed.
+    SimulateExcludesFullyBlockedPods,
 }
 
 /// One row of the table.
@@ -105,7 +113,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 13] = [
+pub const RULES: [RuleRow; 15] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -222,6 +230,22 @@ pub const RULES: [RuleRow; 13] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "only containers' resources.claims made a pod a DRA pod",
+        rule: Rule::BudgetSkipsInstanceTerminating,
+        field: "budgetSkipsInstanceTerminating",
+        pr: 1735,
+        upstream: upstream::BUILD_BUDGET_MAPPING,
+        since: v(1, 1, 0),
+        backported_to: &[v(1, 0, 4)],
+        before: "a node whose NodeClaim is InstanceTerminating still counted in its NodePool's budget, and in flight when deleting",
+    },
+    RuleRow {
+        rule: Rule::SimulateExcludesFullyBlockedPods,
+        field: "simulateExcludesFullyBlockedPods",
+        pr: 2033,
+        upstream: upstream::IS_CURRENTLY_RESCHEDULABLE,
+        since: v(1, 4, 0),
+        backported_to: &[v(1, 0, 7), v(1, 1, 3), v(1, 2, 3), v(1, 3, 3)],
+        before: "every reschedulable pod went into the simulation, do-not-disrupt and fully PDB-blocked ones too",
     },
 ];
 
@@ -363,6 +387,26 @@ mod tests {
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::DraPodsUnschedulable));
         assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::DraPodLevelClaims));
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DraPodLevelClaims));
+    }
+
+    #[test]
+    fn the_budget_and_blocked_pod_rules_follow_their_backports() {
+        let has = |rule, major, minor, patch| RuleSet::at(v(major, minor, patch)).has(rule);
+        let budget = Rule::BudgetSkipsInstanceTerminating;
+        assert!(!has(budget, 1, 0, 3));
+        assert!(has(budget, 1, 0, 4), "#1736 backport");
+        assert!(has(budget, 1, 1, 0));
+        let blocked = Rule::SimulateExcludesFullyBlockedPods;
+        for (minor, last_without) in [(0, 6), (1, 2), (2, 2), (3, 2)] {
+            assert!(!has(blocked, 1, minor, last_without), "v1.{minor}.{last_without}");
+            assert!(has(blocked, 1, minor, last_without + 1), "v1.{minor}.{} has the backport", last_without + 1);
+        }
+        assert!(!has(blocked, 1, 2, 0), "the 1.2 line starts without it");
+        assert!(has(blocked, 1, 4, 0));
+        let fields: Vec<&str> = RuleSet::at(v(1, 0, 3)).differing().iter().map(|r| r.field).collect();
+        assert!(
+            fields.contains(&"budgetSkipsInstanceTerminating") && fields.contains(&"simulateExcludesFullyBlockedPods")
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ use crate::engine::scheduling::taints;
 use crate::engine::scheduling::topology::{PodFilter, PodTerms};
 use crate::engine::state::Cluster;
 use crate::quantity::Quantity;
+use crate::rules::Rule;
 use crate::snapshot::{Pod, Resources};
 use counts::DomainTable;
 pub(crate) use fit_key::FitKey;
@@ -288,7 +289,8 @@ impl<'c, 'a> World<'c, 'a> {
             .filter(|p| crate::engine::scheduling::pod_data::is_provisionable(p))
             .filter(|p| crate::engine::scheduling::pending_filter::rejection(p, cluster).is_none())
             .collect();
-        let deleting: Vec<usize> = (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting()).collect();
+        let deleting: Vec<usize> =
+            (0..cluster.nodes.len()).filter(|&i| cluster.nodes[i].deleting(cluster.rules())).collect();
         let deleting_pods = PodIndex::new(
             deleting.iter().flat_map(|&i| nodes[i].pods.iter().map(move |p| (i, *p))),
             Some(Arc::clone(&selector_keys)),
@@ -394,17 +396,32 @@ impl<'c, 'a> World<'c, 'a> {
         self.held_on(node).contains(&address(pod))
     }
 
-    /// The pods of node `i` that its gates hold.
+    /// The pods of node `i` that its gates hold: what every simulation leaves out of it, as a
+    /// candidate or as a deleting node. None before #2033 (v1.4.0, backported to v1.0.7,
+    /// v1.1.3, v1.2.3, v1.3.3), where every reschedulable pod was simulated.
+    ///
+    /// Mirrors karpenter `pkg/controllers/disruption/helpers.go` `SimulateScheduling` (its
+    /// filter of the candidates' pods) and `StateNodes.CurrentlyReschedulablePods`.
     pub fn held_on(&self, i: usize) -> &HashSet<usize> {
         self.held[i].get_or_init(|| {
             let cluster = self.cluster;
-            cluster.nodes[i]
-                .pods
-                .iter()
-                .filter(|p| cluster.is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
-                .map(|p| address(p))
-                .collect()
+            if !cluster.rules().has(Rule::SimulateExcludesFullyBlockedPods) {
+                return HashSet::default();
+            }
+            self.held_by_pdb_or_annotation(i).map(address).collect()
         })
+    }
+
+    /// The reschedulable pods of node `i` that a do-not-disrupt annotation or a fully blocking
+    /// PDB keeps in place (`pdb.go IsCurrentlyReschedulable`), whether or not the version
+    /// leaves them out of the simulation.
+    pub(in crate::engine) fn held_by_pdb_or_annotation(&self, i: usize) -> impl Iterator<Item = &'a Pod> + '_ {
+        let cluster = self.cluster;
+        cluster.nodes[i]
+            .pods
+            .iter()
+            .copied()
+            .filter(move |p| cluster.is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
     }
 
     /// A pod's effective requests (computed once for the snapshot's pods).

@@ -24,7 +24,7 @@ use crate::engine::incremental::shared_pods::baseline::Tracker;
 use crate::engine::incremental::world::World;
 use crate::engine::labels::ZONE;
 use crate::engine::pod;
-use crate::engine::state::{Cluster, StateNode};
+use crate::engine::state::Cluster;
 use crate::snapshot::{Pod, Resources};
 
 pub use self::options::Options;
@@ -565,7 +565,12 @@ pub(in crate::engine) enum Placement {
 
 pub(in crate::engine) fn pod_from_deleting(pod: &Pod, cluster: &Cluster<'_>) -> bool {
     pod.status.phase.as_deref() == Some("Pending")
-        || pod.spec.node_name.as_deref().and_then(|n| cluster.node(n)).is_some_and(StateNode::deleting)
+        || pod
+            .spec
+            .node_name
+            .as_deref()
+            .and_then(|n| cluster.node(n))
+            .is_some_and(|node| node.deleting(cluster.rules()))
 }
 
 pub(in crate::engine) fn describe_resources(r: &Resources) -> String {

@@ -11,7 +11,7 @@ mod steps;
 use std::borrow::Cow;
 
 use lifted::{classify, lifted, Lifted};
-use steps::{budget_finding, decision_findings, placement_summary, pod_views, waiting, ByStep};
+use steps::{budget_finding, decision_findings, held_pods_simulated, placement_summary, pod_views, waiting, ByStep};
 
 use super::candidate::{consolidatable_blockers, Candidate};
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
@@ -154,7 +154,7 @@ pub(super) fn node_verdict(
     let mut budget_ok = true;
     if let (Some(reason), Some(pool)) = (lifted.reason, c.pool) {
         if let Some(b) = ctx.budgets.get(&pool.metadata.name) {
-            let (finding, ok) = budget_finding(b, reason, acting.is_some());
+            let (finding, ok) = budget_finding(b, reason, acting.is_some(), cluster.rules());
             budget_ok = ok;
             budget_findings.push(finding);
         }
@@ -202,6 +202,7 @@ pub(super) fn node_verdict(
     if sim.is_empty() {
         sim.extend(lifted.results.as_deref().and_then(placement_summary));
     }
+    sim.extend(lifted.results.as_deref().and_then(|r| held_pods_simulated(ctx.world, r)));
     if !sim.is_empty() {
         let ok = !sim.iter().any(|r| {
             matches!(

@@ -4,7 +4,7 @@
 use crate::engine::budget::{PoolBudgets, UNBOUNDED};
 use crate::engine::method::Method;
 use crate::engine::nodepool::DisruptionReason;
-use crate::engine::scheduling::{Destination, Results};
+use crate::engine::scheduling::{Destination, Results, World};
 use crate::reason::{Code, Reason};
 use crate::rules::{Rule, RuleSet};
 use crate::upstream;
@@ -68,7 +68,12 @@ fn step_of(f: &Reason) -> StepKind {
 }
 
 /// The budget step: what the pool's budget allows for `reason`, and whether it lets the node go.
-pub(super) fn budget_finding(b: &PoolBudgets, reason: DisruptionReason, acted: bool) -> (Reason, bool) {
+pub(super) fn budget_finding(
+    b: &PoolBudgets,
+    reason: DisruptionReason,
+    acted: bool,
+    rules: &RuleSet,
+) -> (Reason, bool) {
     let Some(r) = b.for_reason(reason) else {
         return (Reason::new(Code::BudgetAllowed, "no budget applies"), true);
     };
@@ -94,6 +99,10 @@ pub(super) fn budget_finding(b: &PoolBudgets, reason: DisruptionReason, acted: b
         b.counted_nodes,
         if r.remaining >= UNBOUNDED { "unbounded".to_owned() } else { r.remaining.to_string() }
     );
+    let text = match terminating_note(b, rules) {
+        Some(note) => format!("{text}; {note}"),
+        None => text,
+    };
     if r.remaining > 0 || acted {
         return (Reason::new(Code::BudgetAllowed, text).at(upstream::BUILD_BUDGET_MAPPING), true);
     }
@@ -102,6 +111,16 @@ pub(super) fn budget_finding(b: &PoolBudgets, reason: DisruptionReason, acted: b
         |t| format!("the blocking budget window closes at {t}"),
     );
     (Reason::new(Code::BudgetExhausted, text).at(upstream::GET_ALLOWED_DISRUPTIONS).hint(opens), false)
+}
+
+/// Before #1735 the pool's total (and, when deleting, its in-flight count) holds nodes whose
+/// instance is already terminating: said where the budget is shown, with the rule.
+fn terminating_note(b: &PoolBudgets, rules: &RuleSet) -> Option<String> {
+    if b.terminating_counted.is_empty() {
+        return None;
+    }
+    let why = rules.cite_if_inactive(Rule::BudgetSkipsInstanceTerminating)?;
+    Some(format!("counted though InstanceTerminating: {}; skipping them is {why}", b.terminating_counted.join(", ")))
 }
 
 /// Why a node a reason applies to is not in this round's command.
@@ -153,6 +172,30 @@ pub(super) fn placement_summary(results: &Results) -> Option<Reason> {
             moved.len(),
             if new == 1 { "needs" } else { "need" },
             results.new_claims.len()
+        ),
+    ))
+}
+
+/// Before #2033 a simulation also places the pods that cannot leave now (do-not-disrupt, or
+/// fully blocked by a PDB), on its candidates and on every deleting node: said in the
+/// simulation step when such pods were placed, with the rule. A simulation with the pod gates
+/// lifted places its candidates' pods at every version, so only the deleting nodes' count then.
+pub(super) fn held_pods_simulated(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let why = world.cluster.rules().cite_if_inactive(Rule::SimulateExcludesFullyBlockedPods)?;
+    let own = results.candidates.iter().filter(|_| !results.options.lift_pod_gates);
+    let mut nodes: Vec<usize> = own.chain(&world.deleting).copied().collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let pods: Vec<String> =
+        nodes.iter().flat_map(|&i| world.held_by_pdb_or_annotation(i)).map(|p| p.metadata.key()).collect();
+    if pods.is_empty() {
+        return None;
+    }
+    Some(Reason::new(
+        Code::PodsReschedule,
+        format!(
+            "{} simulated though do-not-disrupt or fully blocked by a PDB; leaving such pods out is {why}",
+            pods.join(", ")
         ),
     ))
 }

@@ -235,4 +235,41 @@ mod tests {
         assert_eq!(counts(&world, HOSTNAME, "db").iter().map(|(_, n)| *n).collect::<Vec<_>>(), [1]);
         assert_eq!(counts(&world, HOSTNAME, "web"), hosts, "memoised, and the same");
     }
+
+    /// #2033: from v1.0.7 (1.0.x), v1.1.3, v1.2.3, v1.3.3 and v1.4.0 a do-not-disrupt pod and
+    /// a pod under a fully blocking PDB stay out of every simulation, on a deleting node as on
+    /// a candidate; before, both were placed like any reschedulable pod.
+    #[test]
+    fn fully_blocked_pods_leave_the_simulation_from_their_patch_on() {
+        use crate::rules::{CoreVersion, RuleSet};
+        let [gone, gone_claim] = managed_node("node-d");
+        let gone_claim = set(gone_claim, "/metadata/deletionTimestamp", json!("2026-11-29T09:59:00Z"));
+        let mut objects = vec![node_pool("default"), gone, gone_claim];
+        objects.extend(managed_node("node-a"));
+        let guarded =
+            set(pod("guarded", "node-d"), "/metadata/annotations", json!({"karpenter.sh/do-not-disrupt": "true"}));
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "db", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "db"}}, "maxUnavailable": 0},
+            "status": {"disruptionsAllowed": 0}});
+        objects.extend([guarded, pod("plain", "node-d"), pod("db", "node-a"), pdb]);
+        let mut s = snapshot(objects);
+        let mut at = |major, minor, patch| {
+            s.info.rules = RuleSet::at(CoreVersion::new(major, minor, patch));
+            let cluster = Cluster::new(&s, now());
+            let world = World::new(&cluster);
+            let movers: Vec<String> =
+                world.deleting_movers().iter().flatten().map(|p| p.metadata.name.clone()).collect();
+            let candidate = cluster.nodes.iter().position(|n| n.name == "node-a").expect("node-a");
+            (movers, world.held_on(candidate).len())
+        };
+        let all = vec!["guarded".to_owned(), "plain".to_owned()];
+        let moved_alone = vec!["plain".to_owned()];
+        assert_eq!(at(1, 0, 6), (all.clone(), 0), "v1.0.6 places every reschedulable pod");
+        assert_eq!(at(1, 0, 7), (moved_alone.clone(), 1), "backport #2210");
+        assert_eq!(at(1, 2, 2), (all.clone(), 0), "the 1.2 line has it from v1.2.3");
+        assert_eq!(at(1, 2, 3), (moved_alone.clone(), 1), "backport #2212");
+        assert_eq!(at(1, 3, 5), (moved_alone.clone(), 1));
+        assert_eq!(at(1, 14, 1), (moved_alone, 1));
+    }
 }
