@@ -230,6 +230,8 @@ pub const RULES: [RuleRow; 15] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "only containers' resources.claims made a pod a DRA pod",
+    },
+    RuleRow {
         rule: Rule::BudgetSkipsInstanceTerminating,
         field: "budgetSkipsInstanceTerminating",
         pr: 1735,
