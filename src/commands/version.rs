@@ -58,7 +58,14 @@ pub(crate) fn run(karpenter_version: Option<&str>) -> Result<VersionDoc, String>
             let resolved = version::resolve(Some(v), "--karpenter-version", &Origin::Core).map_err(|r| {
                 format!("--karpenter-version {}: older than {OLDEST}, whose v1 APIs this replay starts at", r.version)
             })?;
-            (Some(resolved.core.to_string()), "--karpenter-version".to_owned())
+            // What was assumed (a version never released, one newer than the newest) is part of
+            // the answer: `version` prints no report whose header would carry it.
+            let from = if resolved.warnings.is_empty() {
+                "--karpenter-version".to_owned()
+            } else {
+                resolved.warnings.join("; ")
+            };
+            (Some(resolved.core.to_string()), from)
         }
         None => (
             None,

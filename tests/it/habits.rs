@@ -174,8 +174,14 @@ fn version_names_the_client_the_rules_and_the_build() {
     assert_eq!(doc["kind"], "Version");
     assert_eq!(doc["clientVersion"]["gitVersion"], format!("v{}", env!("CARGO_PKG_VERSION")));
     assert!(doc["clientVersion"]["platform"].as_str().is_some_and(|p| p.contains('-')), "{doc}");
-    let pinned = json(&["version", "--karpenter-version", "1.12.3"]);
-    assert_eq!(pinned["rules"]["replayed"], "v1.12.3");
+    let pinned = json(&["version", "--karpenter-version", "1.12.1"]);
+    assert_eq!(pinned["rules"]["replayed"], "v1.12.1");
+    // Core has no v1.12.3 tag: the release before it is replayed, and the user is told.
+    let unreleased = run(&["version", "--karpenter-version", "1.12.3", "-o", "json"], &[]);
+    assert_eq!(unreleased.code, Some(0), "{}", unreleased.stderr);
+    let doc: Value = serde_json::from_str(&unreleased.stdout).expect("JSON");
+    assert_eq!(doc["rules"]["replayed"], "v1.12.1", "{doc}");
+    assert!(doc["rules"]["from"].as_str().is_some_and(|f| f.contains("never released")), "{doc}");
     let refused = run(&["version", "--karpenter-version", "0.37.0"], &[]);
     assert_eq!(refused.code, Some(2), "{}", refused.stderr);
 }

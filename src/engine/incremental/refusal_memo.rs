@@ -38,10 +38,7 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use crate::engine::incremental::pod_table::position_in;
-use crate::engine::incremental::world::World;
 use crate::reason::Reason;
-use crate::snapshot::Pod;
 
 /// Shared by the memo a forecast keeps ([`super::world_memo::WorldMemo`]) and each round's world.
 pub(in crate::engine) type KeptRefusals = Rc<RefCell<RefusalMemo>>;
@@ -68,34 +65,21 @@ struct KeptRefusal {
 }
 
 /// What the decision-only simulation reads of the round beyond its nodes (point 2 of the
-/// module's comment). Pods by position in `snapshot.pods`.
+/// module's comment). Pods by position in `snapshot.pods`; the world builds it
+/// (`World::round_shape`).
 #[derive(Debug, PartialEq, Eq)]
-struct RoundShape {
-    pods: usize,
-    status: Option<Arc<[u8]>>,
-    pending: Vec<Option<usize>>,
-    deleting: Vec<usize>,
-    deleting_movers: Vec<Vec<Option<usize>>>,
-    under_consolidate_after: Vec<bool>,
-}
-
-impl RoundShape {
-    fn of(world: &World<'_, '_>) -> Self {
-        let pods = &world.cluster.snapshot.pods;
-        let positions = |list: &[&Pod]| list.iter().map(|p| position_in(pods, p)).collect::<Vec<_>>();
-        RoundShape {
-            pods: pods.len(),
-            status: world.cluster.pod_status(),
-            pending: positions(&world.pending),
-            deleting: world.deleting.clone(),
-            deleting_movers: world.deleting_movers().iter().map(|m| positions(m)).collect(),
-            under_consolidate_after: world.nodes.iter().map(|n| n.under_consolidate_after).collect(),
-        }
-    }
+pub(in crate::engine) struct RoundShape {
+    pub(in crate::engine) pods: usize,
+    pub(in crate::engine) status: Option<Arc<[u8]>>,
+    pub(in crate::engine) pending: Vec<Option<usize>>,
+    pub(in crate::engine) deleting: Vec<usize>,
+    pub(in crate::engine) deleting_movers: Vec<Vec<Option<usize>>>,
+    pub(in crate::engine) under_consolidate_after: Vec<bool>,
 }
 
 /// What the decision-only simulation reads of its candidate beyond its node (point 3): the
-/// pods its gates hold (so the movers, given its pods) and its price.
+/// pods its gates hold (so the movers, given its pods) and its price. The world builds it
+/// (`World::candidate_key`).
 #[derive(Debug, PartialEq, Eq)]
 pub(in crate::engine) struct CandidateKey {
     held: Vec<Option<usize>>,
@@ -103,11 +87,9 @@ pub(in crate::engine) struct CandidateKey {
 }
 
 impl CandidateKey {
-    /// Node `i`'s key in `world`, priced at `price`.
-    pub(in crate::engine) fn of(world: &World<'_, '_>, i: usize, price: Option<f64>) -> Self {
-        let pods = &world.cluster.snapshot.pods;
-        let node = &world.cluster.nodes[i];
-        let held = node.pods.iter().filter(|p| world.is_held(i, p)).map(|p| position_in(pods, p)).collect();
+    /// The key of a candidate whose gates hold the pods at `held` (positions in
+    /// `snapshot.pods`), priced at `price`.
+    pub(in crate::engine) fn new(held: Vec<Option<usize>>, price: Option<f64>) -> Self {
         CandidateKey { held, price: price.map(f64::to_bits) }
     }
 }
@@ -124,16 +106,27 @@ impl RefusalMemo {
     }
 
     /// The refusal kept for node `i` under `key`, if the round's shape is the generation's.
-    pub(in crate::engine) fn get(&mut self, world: &World<'_, '_>, i: usize, key: &CandidateKey) -> Option<Reason> {
-        self.check_shape(world);
+    pub(in crate::engine) fn get(
+        &mut self,
+        shape: impl FnOnce() -> RoundShape,
+        i: usize,
+        key: &CandidateKey,
+    ) -> Option<Reason> {
+        self.check_shape(shape);
         let kept = self.by_node.get(&i).filter(|k| k.key == *key)?;
         self.hits += 1;
         Some(kept.reason.clone())
     }
 
     /// Keeps node `i`'s refusal under `key` for the later rounds of this generation.
-    pub(in crate::engine) fn keep(&mut self, world: &World<'_, '_>, i: usize, key: CandidateKey, reason: Reason) {
-        self.check_shape(world);
+    pub(in crate::engine) fn keep(
+        &mut self,
+        shape: impl FnOnce() -> RoundShape,
+        i: usize,
+        key: CandidateKey,
+        reason: Reason,
+    ) {
+        self.check_shape(shape);
         self.by_node.insert(i, KeptRefusal { key, reason });
     }
 
@@ -142,12 +135,13 @@ impl RefusalMemo {
         self.hits
     }
 
-    fn check_shape(&mut self, world: &World<'_, '_>) {
+    /// Compares the round's shape (built at most once a round) with the generation's.
+    fn check_shape(&mut self, shape: impl FnOnce() -> RoundShape) {
         if self.shape_checked {
             return;
         }
         self.shape_checked = true;
-        let shape = RoundShape::of(world);
+        let shape = shape();
         if self.shape.as_ref() != Some(&shape) {
             self.new_generation();
             self.shape = Some(shape);

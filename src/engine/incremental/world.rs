@@ -19,7 +19,8 @@ use crate::engine::incremental::fit_list::FitList;
 use crate::engine::incremental::kept_pod_index::{InPlace, KeptPodIndex};
 use crate::engine::incremental::pod_index::{selector_keys, IndexedKeys, PodIndex};
 use crate::engine::incremental::pod_requests::{address, PodRequests};
-use crate::engine::incremental::refusal_memo::{CandidateKey, KeptRefusals};
+use crate::engine::incremental::pod_table::position_in;
+use crate::engine::incremental::refusal_memo::{CandidateKey, KeptRefusals, RoundShape};
 use crate::engine::incremental::shared_pods::baseline::Baseline;
 use crate::engine::incremental::world_memo::{
     answer_by_stamp, KeptAnswers, KeptCounts, KeptPerPod, KeptTerms, WorldMemo,
@@ -366,13 +367,36 @@ impl<'c, 'a> World<'c, 'a> {
     /// The decision-only refusal a forecast kept of node `i` under `key`, when nothing the
     /// simulation reads has changed since (see `refusal_memo.rs`).
     pub(in crate::engine) fn kept_refusal(&self, i: usize, key: &CandidateKey) -> Option<crate::reason::Reason> {
-        self.kept_refusals.as_ref()?.borrow_mut().get(self, i, key)
+        self.kept_refusals.as_ref()?.borrow_mut().get(|| self.round_shape(), i, key)
     }
 
     /// Keeps node `i`'s decision-only refusal under `key` for the forecast's next rounds.
     pub(in crate::engine) fn keep_refusal(&self, i: usize, key: CandidateKey, reason: crate::reason::Reason) {
         if let Some(kept) = &self.kept_refusals {
-            kept.borrow_mut().keep(self, i, key, reason);
+            kept.borrow_mut().keep(|| self.round_shape(), i, key, reason);
+        }
+    }
+
+    /// Node `i`'s key for the kept refusals, priced at `price` (point 3 of `refusal_memo.rs`).
+    pub(in crate::engine) fn candidate_key(&self, i: usize, price: Option<f64>) -> CandidateKey {
+        let pods = &self.cluster.snapshot.pods;
+        let node = &self.cluster.nodes[i];
+        let held = node.pods.iter().filter(|p| self.is_held(i, p)).map(|p| position_in(pods, p)).collect();
+        CandidateKey::new(held, price)
+    }
+
+    /// What a decision-only simulation reads of this round beyond its nodes (point 2 of
+    /// `refusal_memo.rs`).
+    fn round_shape(&self) -> RoundShape {
+        let pods = &self.cluster.snapshot.pods;
+        let positions = |list: &[&Pod]| list.iter().map(|p| position_in(pods, p)).collect::<Vec<_>>();
+        RoundShape {
+            pods: pods.len(),
+            status: self.cluster.pod_status(),
+            pending: positions(&self.pending),
+            deleting: self.deleting.clone(),
+            deleting_movers: self.deleting_movers().iter().map(|m| positions(m)).collect(),
+            under_consolidate_after: self.nodes.iter().map(|n| n.under_consolidate_after).collect(),
         }
     }
 

@@ -13,7 +13,6 @@ use super::consolidation::{compute_consolidation, Kind};
 use super::{sort_candidates, Command, Context, Decision, Method, Outcome};
 use crate::engine::balanced;
 use crate::engine::candidate::Candidate;
-use crate::engine::incremental::refusal_memo::CandidateKey;
 use crate::engine::nodepool::DisruptionReason;
 use crate::reason::{Code, Reason};
 use crate::upstream;
@@ -127,7 +126,7 @@ fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool, decisio
     }
     // A forecast keeps a decision-only refusal for the rounds in which nothing it read changed.
     let kept = (decision_only && !lift_pod_gates && ctx.world.keeps_refusals())
-        .then(|| CandidateKey::of(ctx.world, c.index, c.price));
+        .then(|| ctx.world.candidate_key(c.index, c.price));
     if let Some(reason) = kept.as_ref().and_then(|key| ctx.world.kept_refusal(c.index, key)) {
         #[cfg(debug_assertions)]
         {
