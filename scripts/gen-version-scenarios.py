@@ -24,6 +24,7 @@ TYPES = {
     "m5.large": ("2", "8Gi", "110", 0.096),
     "m5.xlarge": ("4", "16Gi", "110", 0.192),
     "m5.4xlarge": ("16", "64Gi", "110", 2.00),
+    "r9.source": ("4", "16Gi", "110", 0.50),
 }
 
 
@@ -433,3 +434,59 @@ write("fully-blocked-pods", ["own-version-fully-blocked-pods: #2033 the simulati
       ["m5.small", "m5.large", "m5.xlarge"],
       {"1.0.6": simulated("v1.0.6"), "1.0.7": blocked("v1.0.7"), "1.1.2": simulated("v1.1.2"),
        "1.1.3": blocked("v1.1.3"), "1.3.2": simulated("v1.3.2"), "1.3.3": blocked("v1.3.3"), "1.4.0": blocked("v1.4.0")})
+
+# #3238 (#3217): a Balanced, on-demand-only pool; node-a ($0.50/h) holds 3 pods that only a new
+# r9.dest fits, whose offerings are spot $0.10/h and on-demand $0.40/h; node-b is full and held.
+balanced_pool = node_pool("default")
+balanced_pool["spec"]["disruption"]["consolidationPolicy"] = "Balanced"
+DEST = [{"name": "r9.dest", "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+         "offerings": [{"zone": ZONE, "capacityType": "spot", "price": 0.10},
+                       {"zone": ZONE, "capacityType": "on-demand", "price": 0.40}],
+         "labels": {"karpenter.k8s.aws/instance-family": "m5"}}]
+SCORE = ("balanced.go:47 computeNodePoolTotals: total cost $1.00/h (node-a and node-b, the cost tracker), total "
+         "disruption cost 6 (node-a 1 + 3 pods, node-b 1 + 1 pod; types.go:136 RescheduleDisruptionCost, expireAfter Never); "
+         "node-a's move disrupts 4/6 = 66.7 %, and balanced.go:108 ScoreMove approves when savings/1.00 ÷ 0.667 >= 1/k = 0.5 "
+         "(nodepool.go BalancedK = 2); multinodeconsolidation.go:119 firstNConsolidationOption needs 2 candidates, so "
+         "singlenodeconsolidation.go decides")
+write("estimated-savings", ["own-version-estimated-savings: #3238 EstimatedSavings prices only offerings the NodeClaim allows (v1.14.1)",
+                            "Balanced on-demand-only pool; node-a r9.source ($0.50/h) with 3 pods needs a new r9.dest (spot $0.10/h, on-demand $0.40/h); node-b is full and held"],
+      [balanced_pool] + node("node-a", "r9.source") + node("node-b", "r9.source")
+      + [pod(f"a-{i}", "node-a") for i in range(3)]
+      + [pod("b-0", "node-b", cpu="3900m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["r9.source"],
+      {"1.14.0": (f"{K}@v1.14.0 pkg/controllers/disruption/types.go:360 Command.EstimatedSavings prices the replacement at the "
+                  "cheapest Available() offering of its first type, the spot $0.10/h the NodeClaim cannot launch: savings "
+                  f"$0.40/h, score 0.40 ÷ 0.667 = 0.60; {SCORE}: node-a is replaced",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.14.1": (f"{K}@v1.14.1 pkg/controllers/disruption/types.go:363 Command.EstimatedSavings keeps the offerings "
+                  "Compatible(nodeClaim.Requirements) (#3238, carrying #3217; test balanced_scoring_test.go:473 \"Balanced "
+                  "Scoring > ScoreMove (SavingsRatio) > should REJECT a move when EstimatedSavings excludes spot offerings for "
+                  "an on-demand-only NodePool\"): the on-demand $0.40/h, savings $0.10/h, score 0.10 ÷ 0.667 = 0.15; "
+                  f"{SCORE}: rejected, no command",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": ["BalancedScoreTooLow"]}}})},
+      extra_types=DEST)
+
+# #2962: a WhenEmpty pool's node with a pod: consolidation refuses it in the version's words.
+when_empty_pool = node_pool("batch")
+when_empty_pool["spec"]["disruption"]["consolidationPolicy"] = "WhenEmpty"
+OLD_WORDING = ("NodePool \"batch\" has non-empty consolidation disabled (v1.13.0's wording; the policy is named by the rule "
+               "of #2962 (pkg/controllers/disruption/consolidation.go consolidation.ShouldDisrupt), active since v1.14.0)")
+write("when-empty-message", ["own-version-when-empty-message: #2962 the WhenEmpty refusal names the policy (v1.14.0)",
+                             "pool batch is WhenEmpty; node-a holds one pod, node-b has room"],
+      [when_empty_pool] + node("node-a", "m5.xlarge", pool="batch") + node("node-b", "m5.xlarge", pool="batch")
+      + [pod("job-a", "node-a"), pod("job-b", "node-b", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/disruption/consolidation.go:118 consolidation.ShouldDisrupt: a policy other "
+                  "than WhenEmptyOrUnderutilized is Unconsolidatable \"NodePool %q has non-empty consolidation disabled\"; "
+                  "emptiness.go ShouldDisrupt wants an empty node: no command",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none",
+                                        "reasonsInclude": [{"code": "PolicyWhenEmpty", "message": OLD_WORDING}]}}}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/disruption/consolidation.go:132 consolidation.ShouldDisrupt (#2962): after "
+                  "the IsEmpty check, WhenEmpty is Unconsolidatable \"NodePool %q has consolidation policy WhenEmpty, but "
+                  "node is not empty\": no command",
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": [
+                       {"code": "PolicyWhenEmpty",
+                        "message": "NodePool \"batch\" has consolidation policy WhenEmpty, but node is not empty"}]}}})})

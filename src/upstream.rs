@@ -92,6 +92,7 @@ pub const SORT_CANDIDATES: Upstream =
     karpenter("pkg/controllers/disruption/consolidation.go", "consolidation.sortCandidates");
 pub const IS_EMPTY: Upstream = karpenter("pkg/controllers/disruption/types.go", "Candidate.IsEmpty");
 pub const RESOLVE_NODE_PRICE: Upstream = karpenter("pkg/controllers/disruption/types.go", "resolveNodePrice");
+pub const ESTIMATED_SAVINGS: Upstream = karpenter("pkg/controllers/disruption/types.go", "Command.EstimatedSavings");
 pub const IS_UNDER_CONSOLIDATE_AFTER: Upstream =
     karpenter("pkg/utils/disruption/disruption.go", "IsUnderConsolidateAfter");
 pub const CONSOLIDATABLE_CONDITION: Upstream =

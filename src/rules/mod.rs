@@ -68,6 +68,14 @@ pub enum Rule {
     /// blocked by a PDB), on its candidates and on deleting nodes; before, every reschedulable
     /// pod was placed.
     SimulateExcludesFullyBlockedPods,
+    /// A replacement's estimated savings price the replacement at the cheapest available
+    /// offering of its first type that the NodeClaim's requirements allow; before, at the
+    /// cheapest available one, even of a capacity type or zone the NodeClaim cannot launch.
+    EstimatedSavingsCompatibleOfferings,
+    /// The Unconsolidatable event of a WhenEmpty pool's node names the policy
+    /// ("…has consolidation policy WhenEmpty, but node is not empty"), after the empty check;
+    /// before, "…has non-empty consolidation disabled".
+    WhenEmptyMessageNamesPolicy,
 }
 
 /// One row of the table.
@@ -113,7 +121,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 15] = [
+pub const RULES: [RuleRow; 17] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -249,6 +257,25 @@ pub const RULES: [RuleRow; 15] = [
         backported_to: &[v(1, 0, 7), v(1, 1, 3), v(1, 2, 3), v(1, 3, 3)],
         before: "every reschedulable pod went into the simulation, do-not-disrupt and fully PDB-blocked ones too",
     },
+    RuleRow {
+        rule: Rule::EstimatedSavingsCompatibleOfferings,
+        field: "estimatedSavingsCompatibleOfferings",
+        // #3238 carries #3217 into the release branch.
+        pr: 3238,
+        upstream: upstream::ESTIMATED_SAVINGS,
+        since: v(1, 14, 1),
+        backported_to: &[],
+        before: "a replacement's savings were priced at its cheapest available offering, allowed or not",
+    },
+    RuleRow {
+        rule: Rule::WhenEmptyMessageNamesPolicy,
+        field: "whenEmptyMessage",
+        pr: 2962,
+        upstream: upstream::CONSOLIDATION_SHOULD_DISRUPT,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a WhenEmpty pool's node was \"non-empty consolidation disabled\"",
+    },
 ];
 
 /// The row of `rule`.
@@ -359,8 +386,18 @@ mod tests {
         let fields: Vec<&str> = v113.differing().iter().map(|r| r.field).collect();
         assert_eq!(
             fields,
-            ["destinationConsolidateAfter", "candidateOrder", "emptyByEvictionCost", "draPodLevelClaims"]
+            [
+                "destinationConsolidateAfter",
+                "candidateOrder",
+                "emptyByEvictionCost",
+                "draPodLevelClaims",
+                "estimatedSavingsCompatibleOfferings",
+                "whenEmptyMessage"
+            ]
         );
+        let v1140 = RuleSet::at(v(1, 14, 0));
+        let fields: Vec<&str> = v1140.differing().iter().map(|r| r.field).collect();
+        assert_eq!(fields, ["estimatedSavingsCompatibleOfferings"], "1.14.1 differs from 1.14.0 by #3238 alone");
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
     }
 

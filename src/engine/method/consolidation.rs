@@ -21,6 +21,7 @@ use crate::engine::scheduling::requirements::{Requirement, Requirements};
 use crate::engine::scheduling::{self, offering_compatible, NewClaim, Options, Results, World};
 use crate::engine::state::Cluster;
 use crate::reason::{Code, Reason};
+use crate::rules::Rule;
 use crate::snapshot::InstanceType;
 use crate::upstream;
 
@@ -34,6 +35,10 @@ pub(crate) struct Move {
     pub decision: Option<Decision>,
     pub replacement: Option<Replacement>,
     pub savings: f64,
+    /// The citation of the estimated-savings rule (#3238) when the figure depends on it: the
+    /// replacement's first type has an available offering its NodeClaim may not launch that
+    /// is cheaper than those it may.
+    pub savings_rule: Option<String>,
     pub results: Results,
     pub findings: Vec<Reason>,
 }
@@ -79,6 +84,7 @@ fn consolidate(
         decision: None,
         replacement: None,
         savings: 0.0,
+        savings_rule: None,
         results,
         findings: vec![reason],
     };
@@ -107,6 +113,7 @@ fn consolidate(
                 decision: Some(Decision::Delete),
                 replacement: None,
                 savings: candidate_price,
+                savings_rule: None,
                 results,
                 findings,
             };
@@ -138,22 +145,35 @@ fn consolidate(
             }
         }
     };
-    let replacement = replacement(&claim, &cheaper, &reqs);
+    let rules = cluster.rules();
+    let compatible_only = rules.has(Rule::EstimatedSavingsCompatibleOfferings);
+    let replacement = replacement(&claim, &cheaper, &reqs, compatible_only);
     if let Err(reason) = positive_worst_case_savings(candidate_price, &replacement) {
         return nothing(results, reason);
     }
     let savings = candidate_price - replacement.cheapest_price.unwrap_or(0.0);
-    let findings = vec![Reason::new(
-        Code::Replacement,
-        format!(
-            "replace with 1 of [{}] ({}) worst price ${:.4}/h < ${candidate_price:.4}/h",
-            crate::reason::abbreviate(&replacement.instance_types),
-            replacement.capacity_type,
-            replacement.worst_price.unwrap_or(0.0)
-        ),
-    )
-    .at(upstream::FILTER_BY_PRICE)];
-    Move { decision: Some(Decision::Replace), replacement: Some(replacement), savings, results, findings }
+    let other_rule = replacement_price(&cheaper, &reqs, !compatible_only);
+    let savings_rule = (other_rule != replacement.cheapest_price).then(|| {
+        let figure = format!("savings priced at ${:.4}/h", replacement.cheapest_price.unwrap_or(0.0));
+        match rules.cite_if_active(Rule::EstimatedSavingsCompatibleOfferings) {
+            Some(cite) => format!("{figure}, the cheapest offering the NodeClaim allows ({cite})"),
+            None => format!(
+                "{figure} ({})",
+                rules.cite_if_inactive(Rule::EstimatedSavingsCompatibleOfferings).unwrap_or_default()
+            ),
+        }
+    });
+    let mut text = format!(
+        "replace with 1 of [{}] ({}) worst price ${:.4}/h < ${candidate_price:.4}/h",
+        crate::reason::abbreviate(&replacement.instance_types),
+        replacement.capacity_type,
+        replacement.worst_price.unwrap_or(0.0)
+    );
+    if let Some(rule) = &savings_rule {
+        text = format!("{text}; {rule}");
+    }
+    let findings = vec![Reason::new(Code::Replacement, text).at(upstream::FILTER_BY_PRICE)];
+    Move { decision: Some(Decision::Replace), replacement: Some(replacement), savings, savings_rule, results, findings }
 }
 
 /// The replacement's instance types and requirements after the price filter (and, for spot
@@ -299,7 +319,11 @@ fn cheaper_types<'a>(types: &[&'a InstanceType], reqs: &Requirements, limit: f64
     kept.into_iter().map(|(it, _)| it).collect()
 }
 
-fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -> Replacement {
+/// The replacement the command launches. Its `cheapest_price` is the savings estimate's figure
+/// ([`crate::upstream::ESTIMATED_SAVINGS`]): the cheapest available offering of the first type,
+/// among those the NodeClaim's requirements allow when `compatible_only` (v1.14.1, #3238),
+/// among all of them before.
+fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements, compatible_only: bool) -> Replacement {
     let compatible = |it: &&InstanceType| {
         it.offerings.iter().filter(|o| offering_compatible(o, reqs) && o.available).cloned().collect::<Vec<_>>()
     };
@@ -310,8 +334,7 @@ fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -
         .iter()
         .filter_map(|it| worst_launch_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))))
         .max_by(f64::total_cmp);
-    let cheapest =
-        types.first().and_then(|it| cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs))));
+    let cheapest = replacement_price(types, reqs, compatible_only);
     Replacement {
         node_pool: claim.node_pool.clone(),
         instance_types: types.iter().map(|it| it.name.clone()).collect(),
@@ -320,6 +343,14 @@ fn replacement(claim: &NewClaim, types: &[&InstanceType], reqs: &Requirements) -
         worst_price: worst,
         cheapest_price: cheapest,
     }
+}
+
+/// The savings estimate's price of a replacement: the cheapest available offering of its first
+/// type, only among those `reqs` allow when `compatible_only`.
+fn replacement_price(types: &[&InstanceType], reqs: &Requirements, compatible_only: bool) -> Option<f64> {
+    types
+        .first()
+        .and_then(|it| cheapest_price(it.offerings.iter().filter(|o| !compatible_only || offering_compatible(o, reqs))))
 }
 
 /// Karpenter sentence-cases error text in events (`pretty.Sentence`).

@@ -150,11 +150,16 @@ fn judge(ctx: &Context<'_, '_>, c: &Candidate<'_>, lift_pod_gates: bool, decisio
     let mut findings = m.findings.clone();
     if let Some(scores) = balanced::evaluate_move(&[c], m.savings, ctx.totals, false) {
         let (_, score) = &scores[0];
+        // The score's savings are the estimate whose pricing changed in v1.14.1 (#3238).
+        let message = match &m.savings_rule {
+            Some(rule) => format!("{}; {rule}", score.message()),
+            None => score.message(),
+        };
         if !score.approved {
-            let reason = Reason::new(Code::BalancedScoreTooLow, score.message());
+            let reason = Reason::new(Code::BalancedScoreTooLow, message);
             return SingleMove { command: None, reason: Some(reason), results: Some(m.results) };
         }
-        findings.push(Reason::new(Code::BalancedScoreApproved, score.message()));
+        findings.push(Reason::new(Code::BalancedScoreApproved, message));
     }
     findings.push(Reason::new(
         Code::Underutilized,

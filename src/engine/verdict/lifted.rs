@@ -54,13 +54,8 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
     }
     let policy = c.pool.map(ConsolidationPolicy::of).unwrap_or_default();
     if policy == ConsolidationPolicy::WhenEmpty {
-        findings.push(Reason::new(
-            Code::PolicyWhenEmpty,
-            format!(
-                "NodePool \"{}\" has consolidation policy WhenEmpty, but node is not empty",
-                c.pool.map(|p| p.metadata.name.as_str()).unwrap_or_default()
-            ),
-        ));
+        let pool = c.pool.map(|p| p.metadata.name.as_str()).unwrap_or_default();
+        findings.push(when_empty_refusal(cluster.rules(), pool));
         return no_reason(findings);
     }
     let single = single_node::own_move(ctx, c, true);
@@ -74,6 +69,22 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
     }
     findings.extend(single.reason);
     Lifted { reason: None, findings, results: single.results.map(Cow::Owned) }
+}
+
+/// The Unconsolidatable text consolidation gives a WhenEmpty pool's non-empty node, in the
+/// version's wording (`consolidation.ShouldDisrupt`; #2962 reworded it in v1.14.0).
+fn when_empty_refusal(rules: &crate::rules::RuleSet, pool: &str) -> Reason {
+    let rule = crate::rules::Rule::WhenEmptyMessageNamesPolicy;
+    let text = if rules.has(rule) {
+        format!("NodePool \"{pool}\" has consolidation policy WhenEmpty, but node is not empty")
+    } else {
+        format!(
+            "NodePool \"{pool}\" has non-empty consolidation disabled ({}'s wording; the policy is named by the {})",
+            rules.version,
+            crate::rules::row(rule).cite()
+        )
+    };
+    Reason::new(Code::PolicyWhenEmpty, text)
 }
 
 /// What the node is, before any method decides: empty by cost or not, drifted or not.
