@@ -25,6 +25,7 @@ TYPES = {
     "m5.xlarge": ("4", "16Gi", "110", 0.192),
     "m5.4xlarge": ("16", "64Gi", "110", 2.00),
     "r9.source": ("4", "16Gi", "110", 0.50),
+    "c5.xlarge": ("4", "8Gi", "110", 0.25),
 }
 
 
@@ -490,3 +491,51 @@ write("when-empty-message", ["own-version-when-empty-message: #2962 the WhenEmpt
                    "nodes": {"node-a": {"action": "none", "reasonsInclude": [
                        {"code": "PolicyWhenEmpty",
                         "message": "NodePool \"batch\" has consolidation policy WhenEmpty, but node is not empty"}]}}})})
+
+# #2812: node-a's type c5.xlarge is no longer offered in node-a's zone (only us-east-1b); its
+# 1500m pod needs a new node. node-b's pod fits on node-h (held).
+GONE = [{"name": "c5.xlarge", "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+         "offerings": [{"zone": "us-east-1b", "capacityType": "on-demand", "price": 0.25}],
+         "labels": {"karpenter.k8s.aws/instance-family": "c5"}}]
+UNPRICED_SETUP = ("node-a (c5.xlarge, its us-east-1a offering gone) holds a 1500m pod that neither node-b (m5.large, 1000m "
+                  "free) nor node-h (1200m free) can take; node-b's 1000m pod fits on node-h")
+write("unpriced-candidate", ["own-version-unpriced-candidate: #2812 a candidate with no compatible offering is priced 0 (v1.9.0)",
+                             UNPRICED_SETUP],
+      [node_pool("default")] + node("node-a", "c5.xlarge") + node("node-b", "m5.large") + node("node-h", "m5.xlarge")
+      + [pod("web-a", "node-a", cpu="1500m"), pod("web-b", "node-b", cpu="1000m"),
+         pod("hold-h", "node-h", cpu="2800m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.8.3": (f"{K}@v1.8.3 pkg/controllers/disruption/multinodeconsolidation.go:135 firstNConsolidationOption tries both "
+                 "candidates (min 1, max 1): node-a's pod needs one new NodeClaim, so consolidation.go computeConsolidation "
+                 "prices the candidates and consolidation.go:314 getCandidatePrices finds no offering of c5.xlarge compatible "
+                 "with node-a's labels (zone us-east-1a, on-demand, not reserved): \"unable to determine offering\"; the "
+                 "error is returned (multinodeconsolidation.go:148) and controller.go:167 Reconcile ends the round with it, "
+                 "so singlenodeconsolidation.go never runs: no command",
+                 {"commands": []}),
+       "1.9.0": (f"{K}@v1.9.0 pkg/controllers/disruption/consolidation.go:319 getCandidatePrices prices the command at 0 "
+                 "when a candidate has no compatible offering (#2812): the two-node move finds nothing cheaper than 0 and "
+                 "singlenodeconsolidation.go goes on: node-a is not cheaper to replace, node-b's pod fits on node-h, "
+                 "so node-b is deleted",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-b"]}]})},
+      extra_types=GONE)
+
+# #2962: the same vanished offering, now with node-b (m5.xlarge, $0.192/h) beside node-a; node-a's
+# 600m pod and node-b's two 300m pods fit one new m5.large ($0.096/h); node-h is full.
+write("candidate-price", ["own-version-candidate-price: #2962 each candidate carries its own price (v1.14.0)",
+                          "node-a (c5.xlarge, its us-east-1a offering gone) holds a 600m pod, node-b (m5.xlarge) two 300m pods; node-h is full"],
+      [node_pool("default")] + node("node-a", "c5.xlarge") + node("node-b", "m5.xlarge") + node("node-h", "m5.xlarge")
+      + [pod("web-a", "node-a", cpu="600m"), pod("web-b1", "node-b", cpu="300m"), pod("web-b2", "node-b", cpu="300m"),
+         pod("hold-h", "node-h", cpu="3900m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/disruption/multinodeconsolidation.go:137 firstNConsolidationOption tries both "
+                  "candidates: the three pods need one new node and consolidation.go:319 getCandidatePrices prices the "
+                  "command at 0, since node-a has no offering compatible with its labels, so nothing is cheaper (\"Can't "
+                  "replace with a cheaper node\"); singlenodeconsolidation.go then takes the lowest disruption cost first "
+                  "(consolidation.go sortCandidates: node-a, 1 pod) and its pod fits on node-b: node-a is deleted, no price needed",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/disruption/types.go:116 resolveNodePrice gives node-a 0 and node-b $0.192/h "
+                  "(#2962), and consolidation.go:199 sums them (balanced.go:185 sumCandidatePrices): the three pods fit one "
+                  "m5.large at $0.096/h < $0.192/h, so multinodeconsolidation.go replaces both",
+                  {"method": "MultiNodeConsolidation",
+                   "commands": [{"decision": "replace", "candidates": ["node-a", "node-b"]}]})},
+      extra_types=GONE)

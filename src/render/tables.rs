@@ -35,7 +35,10 @@ fn headline(n: &NodeSummary) -> String {
         }
     }
     // A node that qualifies but is not in this round's command says why not.
-    if let Some(r) = n.reasons.iter().find(|r| r.code == Code::WaitingForOtherMethod) {
+    // So does one the round never reached: an earlier method's error ended it.
+    if let Some(r) =
+        n.reasons.iter().find(|r| r.code == Code::WaitingForOtherMethod || r.upstream == crate::upstream::RECONCILE)
+    {
         return format!("{}: {}", r.code, r.message);
     }
     let deciding = n.reasons.iter().rev().find(|r| {

@@ -76,6 +76,14 @@ pub enum Rule {
     /// ("…has consolidation policy WhenEmpty, but node is not empty"), after the empty check;
     /// before, "…has non-empty consolidation disabled".
     WhenEmptyMessageNamesPolicy,
+    /// A candidate's price is the first offering with its zone and capacity type (none: 0 for
+    /// that candidate alone); before, the cheapest offering compatible with all its labels,
+    /// and one candidate without any decided the whole command's price.
+    CandidatePriceFirstOffering,
+    /// A candidate with no compatible offering prices the command at 0 (nothing is cheaper);
+    /// before, it was an error: the single-node attempt was skipped and a multi-node one ended
+    /// the round, unless the candidate was reserved (priced 0).
+    UnpricedCandidateFree,
 }
 
 /// One row of the table.
@@ -121,7 +129,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 17] = [
+pub const RULES: [RuleRow; 19] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -276,6 +284,24 @@ pub const RULES: [RuleRow; 17] = [
         backported_to: &[],
         before: "a WhenEmpty pool's node was \"non-empty consolidation disabled\"",
     },
+    RuleRow {
+        rule: Rule::CandidatePriceFirstOffering,
+        field: "candidatePrice",
+        pr: 2962,
+        upstream: upstream::RESOLVE_NODE_PRICE,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a candidate was priced at its cheapest offering compatible with its labels, and one without any priced the whole command",
+    },
+    RuleRow {
+        rule: Rule::UnpricedCandidateFree,
+        field: "unpricedCandidateFree",
+        pr: 2812,
+        upstream: upstream::GET_CANDIDATE_PRICES,
+        since: v(1, 9, 0),
+        backported_to: &[],
+        before: "a candidate with no compatible offering was an error (\"unable to determine offering\"): no single-node command for it, and a multi-node attempt ended the round; a reserved one was priced 0",
+    },
 ];
 
 /// The row of `rule`.
@@ -392,7 +418,8 @@ mod tests {
                 "emptyByEvictionCost",
                 "draPodLevelClaims",
                 "estimatedSavingsCompatibleOfferings",
-                "whenEmptyMessage"
+                "whenEmptyMessage",
+                "candidatePrice"
             ]
         );
         let v1140 = RuleSet::at(v(1, 14, 0));
@@ -426,6 +453,9 @@ mod tests {
         assert!(RuleSet::at(v(1, 7, 0)).has(Rule::DraPodsUnschedulable));
         assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::DraPodLevelClaims));
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DraPodLevelClaims));
+        assert!(!RuleSet::at(v(1, 8, 3)).has(Rule::UnpricedCandidateFree));
+        assert!(RuleSet::at(v(1, 9, 0)).has(Rule::UnpricedCandidateFree));
+        assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::CandidatePriceFirstOffering));
     }
 
     #[test]

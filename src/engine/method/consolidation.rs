@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::candidate_prices::{candidate_prices, pricing_error};
 use super::{Decision, Replacement};
 use crate::engine::candidate::Candidate;
 use crate::engine::labels::CAPACITY_TYPE;
@@ -39,6 +40,9 @@ pub(crate) struct Move {
     /// replacement's first type has an available offering its NodeClaim may not launch that
     /// is cheaper than those it may.
     pub savings_rule: Option<String>,
+    /// The error the attempt returned (pricing, before v1.9.0): single-node moves on to the
+    /// next candidate, multi-node ends the round.
+    pub error: Option<String>,
     pub results: Results,
     pub findings: Vec<Reason>,
 }
@@ -85,6 +89,7 @@ fn consolidate(
         replacement: None,
         savings: 0.0,
         savings_rule: None,
+        error: None,
         results,
         findings: vec![reason],
     };
@@ -114,6 +119,7 @@ fn consolidate(
                 replacement: None,
                 savings: candidate_price,
                 savings_rule: None,
+                error: None,
                 results,
                 findings,
             };
@@ -125,6 +131,14 @@ fn consolidate(
             return nothing(results, reason);
         }
     }
+    // Priced only now, as upstream does: a delete never needs the candidates' price.
+    let candidate_price = match candidate_prices(cluster, candidates) {
+        Ok(price) => price,
+        Err(error) => {
+            let reason = pricing_error(cluster, &error);
+            return Move { error: Some(error), ..nothing(results, reason) };
+        }
+    };
     let claim = results.new_claims[0].clone();
     let types: Vec<&InstanceType> =
         claim.instance_types.iter().filter_map(|n| cluster.instance_types.get(n.as_str()).copied()).collect();
@@ -173,7 +187,15 @@ fn consolidate(
         text = format!("{text}; {rule}");
     }
     let findings = vec![Reason::new(Code::Replacement, text).at(upstream::FILTER_BY_PRICE)];
-    Move { decision: Some(Decision::Replace), replacement: Some(replacement), savings, savings_rule, results, findings }
+    Move {
+        decision: Some(Decision::Replace),
+        replacement: Some(replacement),
+        savings,
+        savings_rule,
+        error: None,
+        results,
+        findings,
+    }
 }
 
 /// The replacement's instance types and requirements after the price filter (and, for spot

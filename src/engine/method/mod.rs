@@ -5,6 +5,7 @@
 //! wait, so commands are reported "as of the snapshot" — and the orchestration queue
 //! (`queue.go`), which only executes commands.
 
+pub(crate) mod candidate_prices;
 pub(crate) mod consolidation;
 pub(crate) mod drift;
 pub(crate) mod emptiness;

@@ -56,6 +56,23 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
         let mid = usize::midpoint(min, max);
         let prefix: Vec<&Candidate<'_>> = kept[..=mid].to_vec();
         let attempt = compute_consolidation(ctx.world, &prefix, Kind::Multi, false, true);
+        if let Some(error) = &attempt.error {
+            // `firstNConsolidationOption` returns the error, and `Controller.Reconcile` ends the
+            // round with it: no command, and SingleNodeConsolidation does not run.
+            let reason = Reason::new(
+                Code::PriceUnknown,
+                format!(
+                    "the round ends with an error: MultiNodeConsolidation's {}-node attempt failed ({error}), so SingleNodeConsolidation does not run",
+                    prefix.len()
+                ),
+            )
+            .at(crate::upstream::RECONCILE);
+            for c in &kept {
+                outcome.skipped.entry(c.index).or_default().push(reason.clone());
+            }
+            outcome.failed = true;
+            return outcome;
+        }
         let scored = attempt.decision.is_some() && approved(ctx, &prefix, attempt.savings);
         if scored {
             best = Some((prefix, attempt));

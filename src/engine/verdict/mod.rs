@@ -175,8 +175,10 @@ pub(super) fn node_verdict(
         let already = |r: &Reason| r.code == Code::BudgetExhausted || lifted.findings.iter().any(|f| f.code == r.code);
         method_findings.extend(extra.iter().filter(|r| !already(r)).cloned());
     }
-    // Without a scheduler no method could act on the node: it is not waiting for another one.
-    let no_scheduler = lifted.findings.iter().any(|f| f.code == Code::NoReadyNodePool);
+    // Without a scheduler no method could act on the node, and after a method's error no later
+    // one runs: it is not waiting for another one.
+    let no_scheduler = lifted.findings.iter().any(|f| f.code == Code::NoReadyNodePool)
+        || skipped.is_some_and(|extra| extra.iter().any(|r| r.upstream == crate::upstream::RECONCILE));
     if let (None, Some(reason), true, false) = (acting, lifted.reason, blockers.is_empty(), no_scheduler) {
         method_findings.push(waiting(round_method, reason, cluster.rules()));
     }
