@@ -539,3 +539,21 @@ write("candidate-price", ["own-version-candidate-price: #2962 each candidate car
                   {"method": "MultiNodeConsolidation",
                    "commands": [{"decision": "replace", "candidates": ["node-a", "node-b"]}]})},
       extra_types=GONE)
+
+# #2383: node-a's pod asks for 2 CPUs at pod level (spec.resources), its container for 100m;
+# node-b (held) has 1500m free.
+sized = pod("batch-a", "node-a", cpu="100m")
+sized["spec"]["resources"] = {"requests": {"cpu": "2", "memory": "1Gi"}}
+write("pod-level-resources", ["own-version-pod-level-resources: #2383 pod-level spec.resources count (v1.8.0)",
+                              "node-a's pod batch-a: spec.resources.requests cpu 2, its container 100m; node-b is held with 1500m free"],
+      [node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [sized, pod("web-b", "node-b", cpu="2500m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.7.2": (f"{K}@v1.7.2 pkg/utils/resources/resources.go:114 podRequests sums the containers (limits filling missing "
+                 "requests) and ignores spec.resources: batch-a needs 100m, fits on node-b, and singlenodeconsolidation.go "
+                 "deletes node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.8.0": (f"{K}@v1.8.0 pkg/utils/resources/resources.go:113 Ceiling calls k8s.io/component-helpers/resource PodRequests "
+                 "(#2383), where pod-level cpu and memory requests replace the containers' sum: batch-a needs 2 CPUs, node-b "
+                 "has 1500m, and consolidation.go computeConsolidation replaces node-a with an m5.large ($0.096/h < $0.192/h)",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})

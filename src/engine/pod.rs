@@ -139,9 +139,14 @@ pub(crate) fn is_evictable(pod: &Pod, now: Timestamp, durations: bool) -> bool {
 }
 
 /// The pod's effective requests: containers (plus sidecars) vs. the largest init container,
-/// plus pod overhead, plus one `pods` slot. Limits stand in for missing requests, as the API
-/// server defaults them.
-pub(crate) fn requests(pod: &Pod) -> Resources {
+/// then (with `pod_level`, Karpenter v1.8.0+) the pod-level requests of cpu, memory and
+/// hugepages in their place, plus pod overhead, plus one `pods` slot. Limits stand in for
+/// missing requests, as the API server defaults them (and, for DaemonSet templates, as
+/// Karpenter's `PodForDaemonSet` copies them from v1.8.0, #2514).
+///
+/// Mirrors karpenter `pkg/utils/resources/resources.go` `Ceiling`: before v1.8.0 its own sum
+/// (`podRequests`), from v1.8.0 (#2383) `k8s.io/component-helpers/resource` `PodRequests`.
+pub(crate) fn requests(pod: &Pod, pod_level: bool) -> Resources {
     let container_requests = |c: &crate::snapshot::Container| -> Resources {
         let mut r = Resources::from(c.resources.limits.clone());
         r.extend(c.resources.requests.iter().map(|(k, v)| (k.clone(), *v)));
@@ -166,9 +171,19 @@ pub(crate) fn requests(pod: &Pod) -> Resources {
     }
     add(&mut running, &sidecars);
     max_into(&mut running, &init_peak);
+    if let Some(own) = pod.spec.resources.as_ref().filter(|_| pod_level) {
+        for (name, quantity) in own.requests.iter().filter(|(name, _)| is_pod_level_resource(name)) {
+            running.insert(name.clone(), *quantity);
+        }
+    }
     add(&mut running, &pod.spec.overhead);
     add(&mut running, &Resources::from([("pods".to_owned(), Quantity::from_units(1))]));
     running
+}
+
+/// The resources pod-level `spec.resources` may set (`IsSupportedPodLevelResource`).
+fn is_pod_level_resource(name: &str) -> bool {
+    name == "cpu" || name == "memory" || name.starts_with("hugepages-")
 }
 
 /// Adds `other` into `into`, key by key.
@@ -253,8 +268,30 @@ mod tests {
         let mut init = Container::default();
         init.resources.requests.insert("cpu".into(), "3".parse().unwrap());
         p.spec.init_containers = vec![init];
-        let r = requests(&p);
+        let r = requests(&p, true);
         assert_eq!(r["cpu"], "3".parse::<Quantity>().unwrap());
         assert_eq!(r["pods"], Quantity::from_units(1));
+    }
+
+    /// component-helpers `PodRequests`: pod-level cpu and memory requests replace the
+    /// containers' sum (other resources keep it), and overhead is added on top (v1.8.0+).
+    #[test]
+    fn pod_level_requests_replace_the_containers_sum_from_v1_8() {
+        let q = |s: &str| s.parse::<Quantity>().unwrap();
+        let mut p = pod();
+        let mut c = Container::default();
+        c.resources.requests.insert("cpu".into(), q("100m"));
+        c.resources.requests.insert("nvidia.com/gpu".into(), q("1"));
+        p.spec.containers = vec![c];
+        let mut own = crate::snapshot::PodResources::default();
+        own.requests.insert("cpu".into(), q("2"));
+        own.requests.insert("nvidia.com/gpu".into(), q("4"));
+        p.spec.resources = Some(own);
+        p.spec.overhead.insert("cpu".into(), q("250m"));
+        let now = requests(&p, true);
+        assert_eq!(now["cpu"], q("2250m"));
+        assert_eq!(now["nvidia.com/gpu"], q("1"), "only cpu, memory and hugepages are pod-level resources");
+        let before = requests(&p, false);
+        assert_eq!(before["cpu"], q("350m"));
     }
 }

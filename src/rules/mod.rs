@@ -84,6 +84,9 @@ pub enum Rule {
     /// before, it was an error: the single-node attempt was skipped and a multi-node one ended
     /// the round, unless the candidate was reserved (priced 0).
     UnpricedCandidateFree,
+    /// A pod's pod-level `spec.resources` requests (cpu, memory, hugepages) stand for its
+    /// containers' sum; before, they were ignored.
+    PodLevelResources,
 }
 
 /// One row of the table.
@@ -129,7 +132,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 19] = [
+pub const RULES: [RuleRow; 20] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -302,6 +305,15 @@ pub const RULES: [RuleRow; 19] = [
         backported_to: &[],
         before: "a candidate with no compatible offering was an error (\"unable to determine offering\"): no single-node command for it, and a multi-node attempt ended the round; a reserved one was priced 0",
     },
+    RuleRow {
+        rule: Rule::PodLevelResources,
+        field: "podLevelResources",
+        pr: 2383,
+        upstream: upstream::RESOURCES_CEILING,
+        since: v(1, 8, 0),
+        backported_to: &[],
+        before: "a pod's pod-level spec.resources were ignored: its containers' requests counted",
+    },
 ];
 
 /// The row of `rule`.
@@ -456,6 +468,8 @@ mod tests {
         assert!(!RuleSet::at(v(1, 8, 3)).has(Rule::UnpricedCandidateFree));
         assert!(RuleSet::at(v(1, 9, 0)).has(Rule::UnpricedCandidateFree));
         assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::CandidatePriceFirstOffering));
+        assert!(!RuleSet::at(v(1, 7, 2)).has(Rule::PodLevelResources));
+        assert!(RuleSet::at(v(1, 8, 0)).has(Rule::PodLevelResources));
     }
 
     #[test]

@@ -76,6 +76,10 @@ pub struct PodSpec {
     pub init_containers: Vec<Container>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub overhead: Resources,
+    /// Pod-level `spec.resources` (the PodLevelResources feature): from Karpenter v1.8.0 its
+    /// cpu, memory and hugepages requests stand for the containers' sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<PodResources>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub volumes: Vec<Volume>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
@@ -112,6 +116,16 @@ pub struct ContainerResources {
     /// v1.7.0 to v1.13.x tell a DRA pod by these alone (`HasDRARequirements`).
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub claims: Vec<ContainerClaim>,
+}
+
+/// A pod's own `spec.resources`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodResources {
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub requests: ResourceList,
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub limits: ResourceList,
 }
 
 /// One entry of a container's `resources.claims`: the name of a pod `resourceClaims` entry and,

@@ -29,7 +29,7 @@ pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
     ClaimRef, ClaimTemplate, Container, ContainerClaim, ContainerPort, ContainerResources, EnvVar, EphemeralVolume,
     Event, EventSource, InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget,
-    PodSpec, PodStatus, ResourceList, Resources, Volume,
+    PodResources, PodSpec, PodStatus, ResourceList, Resources, Volume,
 };
 pub use decode::{DecodeError, Document, ListDecoder};
 pub use karpenter::{

@@ -18,6 +18,8 @@ type Family<'p> = (&'p str, &'p str, &'p str);
 pub(in crate::engine) struct PodRequests<'a> {
     pods: &'a [Pod],
     requests: Rc<RequestTable>,
+    /// Whether pod-level `spec.resources` count (the version's rule, #2383).
+    pod_level: bool,
 }
 
 /// Per pod, by position in `snapshot.pods`, its requests: what [`PodRequests`] reads, kept by
@@ -26,20 +28,26 @@ pub(in crate::engine) struct PodRequests<'a> {
 pub(crate) type RequestTable = Vec<Rc<Resources>>;
 
 impl<'a> PodRequests<'a> {
-    pub(in crate::engine) fn new(pods: &'a [Pod]) -> Self {
-        PodRequests { pods, requests: Rc::new(compute(pods)) }
+    pub(in crate::engine) fn new(pods: &'a [Pod], pod_level: bool) -> Self {
+        PodRequests { pods, requests: Rc::new(compute(pods, pod_level)), pod_level }
     }
 
     /// The same, from `kept` (a table built for a prefix of these pods in an earlier round),
     /// extended to every pod; `kept` then holds the extended table for the next round.
-    pub(in crate::engine) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>) -> Self {
+    pub(in crate::engine) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>, pod_level: bool) -> Self {
         let mut table = kept.take().filter(|t| t.len() <= pods.len()).unwrap_or_default();
         if table.len() < pods.len() {
-            let more = compute(&pods[table.len()..]);
+            let more = compute(&pods[table.len()..], pod_level);
             Rc::make_mut(&mut table).extend(more);
         }
         *kept = Some(Rc::clone(&table));
-        PodRequests { pods, requests: table }
+        PodRequests { pods, requests: table, pod_level }
+    }
+
+    /// The requests of a pod outside the snapshot (a pending pod a what-if adds), under the
+    /// same rule.
+    pub(in crate::engine) fn compute(&self, pod: &Pod) -> Resources {
+        pod::requests(pod, self.pod_level)
     }
 
     /// The requests of a pod of the snapshot; `None` for any other pod.
@@ -52,7 +60,7 @@ impl<'a> PodRequests<'a> {
 
 /// Pods of one controller with the same container resources share one map (and skip computing
 /// it); other equal maps are shared too.
-fn compute(pods: &[Pod]) -> RequestTable {
+fn compute(pods: &[Pod], pod_level: bool) -> RequestTable {
     let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
     let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
     // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
@@ -70,7 +78,7 @@ fn compute(pods: &[Pod]) -> RequestTable {
             by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
         });
         let shared = sibling.unwrap_or_else(|| {
-            let r = pod::requests(p);
+            let r = pod::requests(p, pod_level);
             let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
                 let r = Rc::new(r);
                 distinct.insert(Rc::clone(&r));
@@ -97,6 +105,7 @@ fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
     a.spec.containers.len() == b.spec.containers.len()
         && a.spec.init_containers.len() == b.spec.init_containers.len()
         && a.spec.overhead == b.spec.overhead
+        && a.spec.resources == b.spec.resources
         && inputs(a).eq(inputs(b))
 }
 

@@ -111,7 +111,7 @@ pub(in crate::engine) fn templates<'a>(cluster: &Cluster<'a>, daemon_pods: &[Pod
                 .collect();
             sort_by_cheapest(&mut instance_types, &requirements);
             let (daemon_groups, group_of) =
-                daemon_overhead_groups(daemon_pods, &requirements, &template.spec.taints, &instance_types);
+                daemon_overhead_groups(cluster, daemon_pods, &requirements, &template.spec.taints, &instance_types);
             Template {
                 pool,
                 requirements,
@@ -193,11 +193,13 @@ pub(in crate::engine) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) ->
 ///
 /// Mirrors karpenter `scheduler.go` `buildDaemonOverheadGroups` and `isDaemonPodCompatible`.
 fn daemon_overhead_groups(
+    cluster: &Cluster<'_>,
     daemons: &[Pod],
     labels: &Requirements,
     template_taints: &[Taint],
     types: &[&InstanceType],
 ) -> (Vec<DaemonGroup>, HashMap<String, usize>) {
+    let pod_level = cluster.rules().has(crate::rules::Rule::PodLevelResources);
     // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
     let admitted: Vec<Vec<Requirements>> = daemons
         .iter()
@@ -219,7 +221,7 @@ fn daemon_overhead_groups(
         let g = *by_members.entry(members).or_insert_with_key(|members| {
             let mut group = DaemonGroup::default();
             for &d in members {
-                pod::add(&mut group.overhead, &pod::requests(&daemons[d]));
+                pod::add(&mut group.overhead, &pod::requests(&daemons[d], pod_level));
                 group.host_ports.extend(host_ports(&daemons[d]));
             }
             groups.push(group);

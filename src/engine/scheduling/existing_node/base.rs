@@ -210,7 +210,7 @@ fn reserve_daemon_headroom(
         return;
     }
     for p in node.pods.iter().filter(|p| !pod::is_terminal(p) && pod::is_owned_by_daemonset(p)) {
-        let r = requests.get(p).map_or_else(|| pod::requests(p), |r| (**r).clone());
+        let r = requests.get(p).map_or_else(|| requests.compute(p), |r| (**r).clone());
         for (k, v) in &r {
             if let Some(w) = wanted.get_mut(k) {
                 *w = w.minus(*v);
@@ -234,9 +234,9 @@ pub(in crate::engine) struct DaemonPod<'p> {
 }
 
 impl<'p> DaemonPod<'p> {
-    pub(in crate::engine) fn new(pod: &'p Pod) -> Self {
+    pub(in crate::engine) fn new(pod: &'p Pod, pod_level: bool) -> Self {
         let required = crate::engine::scheduling::pod_data::strict_requirements(pod);
-        DaemonPod { pod, requests: pod::requests(pod), required }
+        DaemonPod { pod, requests: pod::requests(pod, pod_level), required }
     }
 }
 
