@@ -557,3 +557,34 @@ write("pod-level-resources", ["own-version-pod-level-resources: #2383 pod-level 
                  "(#2383), where pod-level cpu and memory requests replace the containers' sum: batch-a needs 2 CPUs, node-b "
                  "has 1500m, and consolidation.go computeConsolidation replaces node-a with an m5.large ($0.096/h < $0.192/h)",
                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+# #1787: node-a is empty, of a type the provider no longer lists; node-b lacks the zone label and
+# its pod would fit on node-h (held).
+retired = node("node-a", "m5.large")
+retired[0]["metadata"]["labels"]["node.kubernetes.io/instance-type"] = "m4.retired"
+zoneless = node("node-b", "m5.large")
+del zoneless[0]["metadata"]["labels"]["topology.kubernetes.io/zone"]
+write("price-labels", ["own-version-price-labels: #1787 only consolidation needs the price labels and a known type (v1.1.0)",
+                       "node-a is empty and labelled with a type the provider does not list (m4.retired); node-b has no "
+                       "zone label and a 500m pod that node-h (held, 1500m free) could take"],
+      [node_pool("default")] + retired + zoneless + node("node-h", "m5.xlarge")
+      + [pod("web-b", "node-b"), pod("hold-h", "node-h", cpu="2500m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.0.9": (f"{K}@v1.0.9 pkg/controllers/disruption/types.go:94 NewCandidate publishes Blocked \"Instance Type %q not "
+                 "found\" for node-a, and pkg/controllers/state/statenode.go:216 ValidateNodeDisruptable refuses node-b "
+                 "(\"state node doesn't have required label %q\", topology.kubernetes.io/zone): neither is a candidate of "
+                 "any method (suite_test.go:1691 and :1729, Candidate Filtering): no command",
+                 {"commands": [],
+                  "nodes": {"node-a": {"verdict": "Blocked", "action": "none", "reasonsInclude": [
+                                {"code": "InstanceTypeUnknown", "message": "Instance Type \"m4.retired\" not found"}]},
+                            "node-b": {"verdict": "Blocked", "action": "none", "reasonsInclude": [
+                                {"code": "MissingLabels",
+                                 "message": "state node doesn't have required label \"topology.kubernetes.io/zone\""}]}}}),
+       "1.1.0": (f"{K}@v1.1.0 pkg/controllers/state/statenode.go:197 ValidateNodeDisruptable requires only the nodepool "
+                 "label and types.go:94 NewCandidate keeps a nil instance type (#1787; suite_test.go:1697 and :1731 "
+                 "\"should consider candidates …\"); consolidation.go:102 ShouldDisrupt refuses node-b (\"Node does not "
+                 "have label %q\"), while emptiness.go:51 ShouldDisrupt takes node-a, empty and Consolidatable: "
+                 "Emptiness deletes node-a",
+                 {"method": "Emptiness", "commands": [{"decision": "delete", "candidates": ["node-a"]}],
+                  "nodes": {"node-b": {"action": "none", "reasonsInclude": [
+                      {"code": "MissingLabels", "message": "Node does not have label \"topology.kubernetes.io/zone\""}]}}})})

@@ -10,7 +10,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 use super::cost::{self, eviction_cost};
-use super::labels::{CAPACITY_TYPE, DO_NOT_DISRUPT, INSTANCE_TYPE, ZONE};
+use super::labels::{CAPACITY_TYPE, DO_NOT_DISRUPT, INSTANCE_TYPE, NODEPOOL, ZONE};
 use super::pdb::{EvictionBlock, Limits};
 use super::pod::DoNotDisrupt;
 use super::pricing;
@@ -124,8 +124,14 @@ pub(crate) fn new_candidate<'a>(
         );
     }
     let pool = cluster.pool_of(node);
+    let instance_type = pricing::instance_type_name(node).and_then(|n| cluster.instance_types.get(n).copied());
+    let labels_gate_all_methods = !cluster.rules().has(Rule::PriceLabelsOnlyForConsolidation);
     if node.managed() {
+        let missing_label = labels_gate_all_methods.then(|| missing_required_label(cluster, node)).flatten();
+        node_gates.extend(missing_label);
         match node.node_pool_name() {
+            // Said by `missing_required_label`, or a label before it in its order.
+            None if labels_gate_all_methods => {}
             None => node_gates.push(gate(
                 Code::MissingNodePoolLabel,
                 "node doesn't have required label (label=karpenter.sh/nodepool)".into(),
@@ -133,10 +139,13 @@ pub(crate) fn new_candidate<'a>(
             Some(name) if pool.is_none() => {
                 node_gates.push(gate(Code::NodePoolNotFound, format!("nodepool not found (NodePool={name})")));
             }
-            Some(_) => {}
+            Some(_) => {
+                if let (true, None, Some(label)) = (labels_gate_all_methods, instance_type, node.label(INSTANCE_TYPE)) {
+                    node_gates.push(unknown_type_gate_before_v1_1(cluster, label));
+                }
+            }
         }
     }
-    let instance_type = pricing::instance_type_name(node).and_then(|n| cluster.instance_types.get(n).copied());
     let price = pricing::node_price(node, instance_type);
     let reschedulable: Vec<&Pod> = node.pods.iter().copied().filter(|p| cluster.is_reschedulable(p)).collect();
     let disruption_cost = cost::reschedule_disruption_cost(reschedulable.iter().map(|p| cluster.eviction_cost(p)));
@@ -172,6 +181,34 @@ pub(crate) fn new_candidate<'a>(
         pod_gates,
         notes,
     }
+}
+
+/// Before v1.1.0 (#1787) a candidate needs the capacity-type, zone, instance-type and nodepool
+/// labels, checked in that order, the first one missing blocking it for every method (v1.0.9
+/// `statenode.go:216` `ValidateNodeDisruptable`). From v1.1.0 only the nodepool label is
+/// required there, and the consolidation methods check the others themselves.
+fn missing_required_label(cluster: &Cluster<'_>, node: &StateNode<'_>) -> Option<Reason> {
+    let key = [CAPACITY_TYPE, ZONE, INSTANCE_TYPE, NODEPOOL].into_iter().find(|key| node.label(key).is_none())?;
+    let code = if key == NODEPOOL { Code::MissingNodePoolLabel } else { Code::MissingLabels };
+    let why = cluster.rules().cite_if_inactive(Rule::PriceLabelsOnlyForConsolidation).unwrap_or_default();
+    Some(
+        Reason::new(code, format!("state node doesn't have required label \"{key}\""))
+            .at(upstream::VALIDATE_NODE_DISRUPTABLE)
+            .hint(format!(
+                "label the NodeClaim and its Node with {key}; every method skips the node until then ({why})"
+            )),
+    )
+}
+
+/// Before v1.1.0 (#1787) a node whose instance type the provider does not list is blocked for
+/// every method, Emptiness and Drift included (v1.0.9 `types.go:94` `NewCandidate`).
+fn unknown_type_gate_before_v1_1(cluster: &Cluster<'_>, label: &str) -> Reason {
+    let why = cluster.rules().cite_if_inactive(Rule::PriceLabelsOnlyForConsolidation).unwrap_or_default();
+    Reason::new(Code::InstanceTypeUnknown, format!("Instance Type \"{label}\" not found"))
+        .at(upstream::NEW_CANDIDATE)
+        .hint(format!(
+            "add the type to an InstanceTypes document or pass --prices if the provider still lists it ({why})"
+        ))
 }
 
 fn pod_gates(
@@ -307,7 +344,8 @@ pub(crate) fn consolidatable_blockers(c: &Candidate<'_>, cluster: &Cluster<'_>, 
         ));
         return out;
     }
-    if !for_emptiness {
+    // Before v1.1.0 these labels and the type are node gates of every method (`new_candidate`).
+    if !for_emptiness && cluster.rules().has(Rule::PriceLabelsOnlyForConsolidation) {
         if c.instance_type.is_none() {
             let label = node.label(INSTANCE_TYPE).unwrap_or_default();
             out.push(
@@ -377,6 +415,7 @@ mod tests {
     use jiff::SignedDuration;
 
     use super::human;
+    use crate::reason::Code;
 
     #[test]
     fn durations_read_in_days_once_they_are_long() {
@@ -385,5 +424,35 @@ mod tests {
         assert_eq!(human(SignedDuration::from_secs(60_584 * 3_600 + 300)), "2524d 8h");
         assert_eq!(human(SignedDuration::from_hours(52)), "2d 4h");
         assert_eq!(human(SignedDuration::from_hours(48)), "2d");
+    }
+
+    /// node-a without the zone and nodepool labels, with no pod: its blocking reasons at `version`.
+    fn unlabelled_node_blockers(version: crate::rules::CoreVersion) -> Vec<(Code, String)> {
+        use crate::testing::{managed_node, node_pool, now, snapshot};
+        let [mut node, mut claim] = managed_node("node-a");
+        for o in [&mut node, &mut claim] {
+            let labels = o["metadata"]["labels"].as_object_mut().expect("labels");
+            labels.remove("topology.kubernetes.io/zone");
+            labels.remove("karpenter.sh/nodepool");
+        }
+        let mut s = snapshot(vec![node_pool("default"), node, claim]);
+        s.info.rules = crate::rules::RuleSet::at(version);
+        let report = crate::engine::replay(&s, now());
+        let a = report.nodes.iter().find(|n| n.name == "node-a").expect("node-a");
+        a.reasons.iter().filter(|r| a.blockers.contains(&r.code)).map(|r| (r.code, r.message.clone())).collect()
+    }
+
+    #[test]
+    fn before_v1_1_the_first_missing_label_of_four_blocks_and_after_only_the_nodepool_one() {
+        use crate::rules::CoreVersion;
+        // v1.0.9 statenode.go ValidateNodeDisruptable: capacity-type, zone, instance-type, nodepool
+        // in that order; the zone comes first here, and the nodepool label is not said twice.
+        let before = unlabelled_node_blockers(CoreVersion::new(1, 0, 9));
+        let want = "state node doesn't have required label \"topology.kubernetes.io/zone\"";
+        assert_eq!(before, vec![(Code::MissingLabels, want.to_owned())]);
+        // v1.1.0: the nodepool label alone is a candidate gate.
+        let after = unlabelled_node_blockers(CoreVersion::new(1, 1, 0));
+        assert!(after.iter().any(|(c, _)| *c == Code::MissingNodePoolLabel), "{after:?}");
+        assert!(after.iter().all(|(_, m)| !m.contains("topology.kubernetes.io/zone")), "{after:?}");
     }
 }

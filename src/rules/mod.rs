@@ -87,6 +87,11 @@ pub enum Rule {
     /// A pod's pod-level `spec.resources` requests (cpu, memory, hugepages) stand for its
     /// containers' sum; before, they were ignored.
     PodLevelResources,
+    /// A candidate needs only the `karpenter.sh/nodepool` label and may have an instance type
+    /// the provider no longer lists: the consolidation methods refuse it (Unconsolidatable),
+    /// Emptiness and Drift take it; before, a missing capacity-type, zone, instance-type or
+    /// nodepool label, or an unknown type, blocked it for every method.
+    PriceLabelsOnlyForConsolidation,
 }
 
 /// One row of the table.
@@ -132,7 +137,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 20] = [
+pub const RULES: [RuleRow; 21] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -314,6 +319,15 @@ pub const RULES: [RuleRow; 20] = [
         backported_to: &[],
         before: "a pod's pod-level spec.resources were ignored: its containers' requests counted",
     },
+    RuleRow {
+        rule: Rule::PriceLabelsOnlyForConsolidation,
+        field: "priceLabelsOnlyForConsolidation",
+        pr: 1787,
+        upstream: upstream::VALIDATE_NODE_DISRUPTABLE,
+        since: v(1, 1, 0),
+        backported_to: &[],
+        before: "a node without the capacity-type, zone, instance-type or nodepool label, or of an instance type the provider does not list, was blocked for every method",
+    },
 ];
 
 /// The row of `rule`.
@@ -470,6 +484,8 @@ mod tests {
         assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::CandidatePriceFirstOffering));
         assert!(!RuleSet::at(v(1, 7, 2)).has(Rule::PodLevelResources));
         assert!(RuleSet::at(v(1, 8, 0)).has(Rule::PodLevelResources));
+        assert!(!RuleSet::at(v(1, 0, 9)).has(Rule::PriceLabelsOnlyForConsolidation));
+        assert!(RuleSet::at(v(1, 1, 0)).has(Rule::PriceLabelsOnlyForConsolidation));
     }
 
     #[test]
