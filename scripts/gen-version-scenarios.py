@@ -588,3 +588,28 @@ write("price-labels", ["own-version-price-labels: #1787 only consolidation needs
                  {"method": "Emptiness", "commands": [{"decision": "delete", "candidates": ["node-a"]}],
                   "nodes": {"node-b": {"action": "none", "reasonsInclude": [
                       {"code": "MissingLabels", "message": "Node does not have label \"topology.kubernetes.io/zone\""}]}}})})
+
+# #1818: pool `lab` names another provider's NodeClass kind; its node-f is empty and
+# Consolidatable. node-h (pool default, held) is the provider's.
+FOREIGN_CLASS = {"group": "example.com", "kind": "FooClass", "name": "default"}
+lab = node_pool("lab")
+lab["spec"]["template"]["spec"]["nodeClassRef"] = FOREIGN_CLASS
+foreign = node("node-f", "m5.large", pool="lab")
+foreign[1]["spec"]["nodeClassRef"] = FOREIGN_CLASS
+write("provider-node-classes", ["own-version-provider-node-classes: #1818 only the provider's NodeClass kinds are Karpenter's (v1.1.0)",
+                                "NodePool lab's nodeClassRef is example.com/FooClass; its node-f is empty; node-h (pool default) is held"],
+      [node_pool("default"), lab] + foreign + node("node-h", "m5.xlarge")
+      + [pod("hold-h", "node-h", cpu="2500m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.0.9": (f"{K}@v1.0.9 pkg/controllers/disruption/helpers.go:182 BuildNodePoolMap lists every NodePool, and "
+                 "aws/karpenter-provider-aws@v1.0.14 (core v1.0.9) pkg/cloudprovider/cloudprovider.go:261 "
+                 "resolveNodeClassFromNodePool gets the EC2NodeClass by name alone, so lab and node-f are Karpenter's: "
+                 "emptiness.go ShouldDisrupt takes the empty node-f and Emptiness deletes it",
+                 {"method": "Emptiness", "commands": [{"decision": "delete", "candidates": ["node-f"]}]}),
+       "1.1.0": (f"{K}@v1.1.0 pkg/utils/nodeclaim/nodeclaim.go:39 IsManaged (#1818) compares nodeClassRef's group and kind "
+                 "with GetSupportedNodeClasses (aws/karpenter-provider-aws@v1.1.0 pkg/cloudprovider/cloudprovider.go:233: "
+                 "EC2NodeClass): pkg/controllers/state/informer/nodeclaim.go:64 keeps node-f's NodeClaim out of cluster "
+                 "state and helpers.go:166 BuildNodePoolMap lists managed pools only, so node-f is an unmanaged node, no "
+                 "candidate: no command",
+                 {"commands": [],
+                  "nodes": {"node-f": {"action": "none", "reasonsInclude": [{"code": "NotManaged"}]}}})})

@@ -131,7 +131,8 @@ fn state_node_disruption_cost(cluster: &Cluster<'_>, node: &super::state::StateN
 /// labels.
 fn tracked_costs<'a>(cluster: &Cluster<'a>) -> BTreeMap<&'a str, f64> {
     let mut out: BTreeMap<&str, f64> = BTreeMap::new();
-    for claim in &cluster.snapshot.node_claims {
+    let owned = |c: &&crate::snapshot::NodeClaim| cluster.rules().owns_node_class(c.spec.node_class_ref.as_ref());
+    for claim in cluster.snapshot.node_claims.iter().filter(owned) {
         let labels = &claim.metadata.labels;
         let price = || {
             let it = cluster.instance_types.get(labels.get(INSTANCE_TYPE)?.as_str())?;

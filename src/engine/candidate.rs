@@ -93,10 +93,15 @@ pub(crate) fn new_candidate<'a>(
         ));
     }
     if node.claim.is_none() {
-        node_gates.push(
-            gate(Code::NotManaged, "node isn't managed by karpenter".into())
-                .hint("only nodes launched through a NodeClaim are disrupted by Karpenter"),
-        );
+        let hint = match node.node_pool_name().zip(cluster.rules().cite_if_active(Rule::ProviderNodeClassesOnly)) {
+            // A Node Karpenter labelled whose NodeClaim cluster state left out (#1818).
+            Some((pool, why)) => format!(
+                "it carries karpenter.sh/nodepool={pool}, but no NodeClaim of the provider's NodeClass kinds pairs with it: \
+                 a NodeClaim naming another kind in nodeClassRef is not Karpenter's ({why})"
+            ),
+            None => "only nodes launched through a NodeClaim are disrupted by Karpenter".to_owned(),
+        };
+        node_gates.push(gate(Code::NotManaged, "node isn't managed by karpenter".into()).hint(hint));
     }
     if node.node.is_none() {
         node_gates.push(

@@ -221,7 +221,11 @@ impl<'a> Cluster<'a> {
     fn build(snapshot: &'a Snapshot, now: Timestamp, bindings: Option<&PodsByNode>) -> Self {
         let mut claims_by_provider: HashMap<&str, &NodeClaim> = HashMap::new();
         let mut claims_by_node: HashMap<&str, &NodeClaim> = HashMap::new();
-        for claim in &snapshot.node_claims {
+        // From v1.1.0 (#1818) cluster state holds only the NodeClaims and NodePools of the
+        // provider's NodeClass kinds; a Node whose NodeClaim is another kind's is unmanaged.
+        let rules = &snapshot.info.rules;
+        let owned = |claim: &&NodeClaim| rules.owns_node_class(claim.spec.node_class_ref.as_ref());
+        for claim in snapshot.node_claims.iter().filter(owned) {
             if let Some(id) = claim.status.provider_id.as_deref().filter(|s| !s.is_empty()) {
                 claims_by_provider.insert(id, claim);
             }
@@ -243,7 +247,7 @@ impl<'a> Cluster<'a> {
             }
             nodes.push(StateNode { name: node.metadata.name.clone(), node: Some(node), claim, pods: Vec::new() });
         }
-        for claim in &snapshot.node_claims {
+        for claim in snapshot.node_claims.iter().filter(owned) {
             if !paired.contains(claim.metadata.name.as_str()) {
                 nodes.push(StateNode {
                     name: claim.metadata.name.clone(),
@@ -260,7 +264,12 @@ impl<'a> Cluster<'a> {
             now,
             nodes,
             node_index,
-            pools: snapshot.node_pools.iter().map(|p| (p.metadata.name.as_str(), p)).collect(),
+            pools: snapshot
+                .node_pools
+                .iter()
+                .filter(|p| rules.owns_node_class(p.spec.template.spec.node_class_ref.as_ref()))
+                .map(|p| (p.metadata.name.as_str(), p))
+                .collect(),
             instance_types: default_variants(&snapshot.instance_types),
             unbound_pods: Vec::new(),
             volumes: super::scheduling::volume_topology::VolumeIndex::new(snapshot),

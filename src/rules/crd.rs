@@ -7,7 +7,8 @@
 //! `consolidationPolicy` gains `Balanced` at v1.14.0, the requirement operators `Gte`/`Lte` at
 //! v1.9.0, `spec.replicas` at v1.8.0. `limits.nodes` is always holdable (`limits` is a map of
 //! quantities) but counts only from v1.11.0 (#2526): said too, as it silently does nothing
-//! before. Pure.
+//! before. A NodePool of another provider's NodeClass kind is said too: from v1.1.0 (#1818)
+//! Karpenter leaves it alone. Pure.
 
 use super::{CoreVersion, Rule, RuleSet};
 use crate::snapshot::{NodeSelectorRequirement, Snapshot};
@@ -20,6 +21,37 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 const BALANCED: CoreVersion = v(1, 14, 0);
 const GTE_LTE: CoreVersion = v(1, 9, 0);
 const REPLICAS: CoreVersion = v(1, 8, 0);
+
+/// The NodePools whose `nodeClassRef` is not a NodeClass kind of the AWS provider: from v1.1.0
+/// (#1818) Karpenter leaves them and their NodeClaims alone; before, it took them as its own.
+fn foreign_node_classes(snapshot: &Snapshot, rules: &RuleSet) -> Vec<String> {
+    if rules.node_classes == super::ProviderNodeClasses::Unknown {
+        return Vec::new();
+    }
+    let owned_at_newest = RuleSet::at(super::version::NEWEST);
+    let row = super::row(Rule::ProviderNodeClassesOnly);
+    let mut out = Vec::new();
+    for pool in &snapshot.node_pools {
+        let class_ref = pool.spec.template.spec.node_class_ref.as_ref();
+        if owned_at_newest.owns_node_class(class_ref) {
+            continue;
+        }
+        let field = |key: &str| class_ref.and_then(|r| r.get(key)?.as_str()).unwrap_or_default().to_owned();
+        let (group, kind) = (field("group"), field("kind"));
+        let (aws_group, aws_kind) = super::AWS_NODE_CLASS;
+        let what = if rules.has(Rule::ProviderNodeClassesOnly) {
+            "Karpenter leaves it, its NodeClaims and their nodes alone (the replay too)"
+        } else {
+            "this version still takes it as its own (an EC2NodeClass of that name)"
+        };
+        out.push(format!(
+            "NodePool {}: nodeClassRef {group}/{kind} is not the AWS provider's {aws_group}/{aws_kind}; {what} ({})",
+            pool.metadata.name,
+            row.cite()
+        ));
+    }
+    out
+}
 
 /// One warning per object and field the version's CRDs refuse or ignore.
 pub(crate) fn warnings(snapshot: &Snapshot, rules: &RuleSet) -> Vec<String> {
@@ -50,6 +82,7 @@ pub(crate) fn warnings(snapshot: &Snapshot, rules: &RuleSet) -> Vec<String> {
             ));
         }
     }
+    out.extend(foreign_node_classes(snapshot, rules));
     for claim in &snapshot.node_claims {
         if let Some(op) = new_operator(&claim.spec.requirements).filter(|_| at < GTE_LTE) {
             out.push(refused(
@@ -125,5 +158,20 @@ mod tests {
         assert!(at(1, 7, 2)
             .iter()
             .any(|w| w.contains("spec.replicas is not in the Karpenter v1.7.2 CRD (from v1.8.0)")));
+    }
+
+    #[test]
+    fn a_pool_of_another_node_class_kind_is_said_at_every_version_of_the_aws_provider() {
+        let mut s = snapshot();
+        s.node_pools[0].spec.template.spec.node_class_ref =
+            Some(serde_json::json!({"group": "example.com", "kind": "FooClass", "name": "default"}));
+        let said =
+            |rules: &RuleSet| warnings(&s, rules).into_iter().filter(|w| w.contains("FooClass")).collect::<Vec<_>>();
+        let old = said(&RuleSet::at(v(1, 0, 9)));
+        assert!(old.len() == 1 && old[0].contains("still takes it as its own"), "{old:?}");
+        let new = said(&RuleSet::at(v(1, 1, 0)));
+        assert!(new.len() == 1 && new[0].contains("leaves it"), "{new:?}");
+        let unknown = RuleSet { node_classes: super::super::ProviderNodeClasses::Unknown, ..RuleSet::at(v(1, 1, 0)) };
+        assert!(said(&unknown).is_empty(), "another provider's kinds are not known");
     }
 }

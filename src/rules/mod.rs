@@ -92,6 +92,11 @@ pub enum Rule {
     /// Emptiness and Drift take it; before, a missing capacity-type, zone, instance-type or
     /// nodepool label, or an unknown type, blocked it for every method.
     PriceLabelsOnlyForConsolidation,
+    /// Only NodePools and NodeClaims whose `nodeClassRef` names a NodeClass kind of the cloud
+    /// provider (AWS: `karpenter.k8s.aws/EC2NodeClass`) are Karpenter's: the others are left out
+    /// of cluster state, budgets and the simulation, and their nodes are unmanaged; before, every
+    /// NodePool and NodeClaim was the controller's own.
+    ProviderNodeClassesOnly,
 }
 
 /// One row of the table.
@@ -137,7 +142,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 21] = [
+pub const RULES: [RuleRow; 22] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -328,6 +333,15 @@ pub const RULES: [RuleRow; 21] = [
         backported_to: &[],
         before: "a node without the capacity-type, zone, instance-type or nodepool label, or of an instance type the provider does not list, was blocked for every method",
     },
+    RuleRow {
+        rule: Rule::ProviderNodeClassesOnly,
+        field: "providerNodeClassesOnly",
+        pr: 1818,
+        upstream: upstream::NODECLAIM_IS_MANAGED,
+        since: v(1, 1, 0),
+        backported_to: &[],
+        before: "every NodePool and NodeClaim was the controller's own, whatever NodeClass kind it names (the AWS provider resolved an EC2NodeClass by name alone)",
+    },
 ];
 
 /// The row of `rule`.
@@ -335,11 +349,28 @@ pub fn row(rule: Rule) -> &'static RuleRow {
     RULES.iter().find(|r| r.rule == rule).expect("every Rule has a row")
 }
 
+/// The NodeClass kinds of the replayed cloud provider (`CloudProvider.GetSupportedNodeClasses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderNodeClasses {
+    /// The AWS provider's: `karpenter.k8s.aws/EC2NodeClass` (aws/karpenter-provider-aws v1.1.0
+    /// `pkg/cloudprovider/cloudprovider.go:233`). The replay's prices and instance types are
+    /// AWS's, so it is assumed unless the controller's image says otherwise.
+    Aws,
+    /// A controller image of another provider: its kinds are not known, every NodePool and
+    /// NodeClaim is taken as its own.
+    Unknown,
+}
+
+/// The AWS provider's one NodeClass kind, as (group, kind).
+pub const AWS_NODE_CLASS: (&str, &str) = ("karpenter.k8s.aws", "EC2NodeClass");
+
 /// The rules of one core version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSet {
     pub version: CoreVersion,
     active: [bool; RULES.len()],
+    /// Whose NodeClass kinds [`Rule::ProviderNodeClassesOnly`] keeps.
+    pub node_classes: ProviderNodeClasses,
 }
 
 impl Default for RuleSet {
@@ -355,7 +386,20 @@ impl RuleSet {
         for (slot, row) in active.iter_mut().zip(RULES.iter()) {
             *slot = row.active_at(version);
         }
-        RuleSet { version, active }
+        RuleSet { version, active, node_classes: ProviderNodeClasses::Aws }
+    }
+
+    /// Whether the controller owns an object whose `nodeClassRef` is `class_ref` (v1.1.0
+    /// `pkg/utils/nodeclaim/nodeclaim.go:39` and `pkg/utils/nodepool/nodepool.go:36` `IsManaged`:
+    /// its group and kind are one of the provider's). An object without one is kept: the v1 CRDs
+    /// require the field, so only a hand-written snapshot lacks it.
+    pub fn owns_node_class(&self, class_ref: Option<&serde_json::Value>) -> bool {
+        if !self.has(Rule::ProviderNodeClassesOnly) || self.node_classes == ProviderNodeClasses::Unknown {
+            return true;
+        }
+        let Some(class_ref) = class_ref else { return true };
+        let field = |key: &str| class_ref.get(key).and_then(serde_json::Value::as_str).unwrap_or_default();
+        (field("group"), field("kind")) == AWS_NODE_CLASS
     }
 
     /// Whether `rule` is in force.
@@ -486,6 +530,21 @@ mod tests {
         assert!(RuleSet::at(v(1, 8, 0)).has(Rule::PodLevelResources));
         assert!(!RuleSet::at(v(1, 0, 9)).has(Rule::PriceLabelsOnlyForConsolidation));
         assert!(RuleSet::at(v(1, 1, 0)).has(Rule::PriceLabelsOnlyForConsolidation));
+        assert!(!RuleSet::at(v(1, 0, 9)).has(Rule::ProviderNodeClassesOnly));
+        assert!(RuleSet::at(v(1, 1, 0)).has(Rule::ProviderNodeClassesOnly));
+    }
+
+    #[test]
+    fn from_v1_1_only_the_provider_s_node_class_kinds_are_owned() {
+        let ec2 = serde_json::json!({"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"});
+        let foreign = serde_json::json!({"group": "example.com", "kind": "FooClass", "name": "default"});
+        let old = RuleSet::at(v(1, 0, 9));
+        let new = RuleSet::at(v(1, 1, 0));
+        assert!(old.owns_node_class(Some(&foreign)), "1.0.x resolves an EC2NodeClass by name alone");
+        assert!(new.owns_node_class(Some(&ec2)) && !new.owns_node_class(Some(&foreign)));
+        assert!(new.owns_node_class(None), "a hand-written object without nodeClassRef is kept");
+        let unknown = RuleSet { node_classes: ProviderNodeClasses::Unknown, ..new };
+        assert!(unknown.owns_node_class(Some(&foreign)), "another provider's kinds are not known");
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub(crate) fn select(info: &mut SnapshotInfo) -> Result<Resolved, Refusal> {
     let value = (origin != Origin::Nothing).then_some(setting.value.as_str());
     let resolved = version::resolve(value, &setting.source, &origin)?;
     info.rules = RuleSet::at(resolved.core);
+    if origin == Origin::UnknownProvider {
+        info.rules.node_classes = super::ProviderNodeClasses::Unknown;
+    }
     Ok(resolved)
 }
 
@@ -87,6 +90,12 @@ mod tests {
         let r = select(&mut info).expect("read as core");
         assert_eq!(info.rules.version, CoreVersion::new(1, 3, 0));
         assert!(r.warnings.iter().any(|w| w.contains("not the AWS provider")), "{:?}", r.warnings);
+        // #1818: Azure's NodeClass kinds are not known, so no NodePool is left out for its kind.
+        assert_eq!(info.rules.node_classes, crate::rules::ProviderNodeClasses::Unknown);
+        let mut info =
+            with("1.0.14", "deployment kube-system/karpenter image public.ecr.aws/karpenter/controller:1.0.14");
+        select(&mut info).expect("known");
+        assert_eq!(info.rules.node_classes, crate::rules::ProviderNodeClasses::Aws);
         let mut info = with("v1.14", "assumed (no Karpenter Deployment or version in the snapshot)");
         let r = select(&mut info).expect("assumed");
         assert_eq!(info.rules, RuleSet::default());
