@@ -613,3 +613,23 @@ write("provider-node-classes", ["own-version-provider-node-classes: #1818 only t
                  "candidate: no command",
                  {"commands": [],
                   "nodes": {"node-f": {"action": "none", "reasonsInclude": [{"code": "NotManaged"}]}}})})
+
+# #3065: node-a's pod web-a asks for 500m in its spec, but an in-place resize has allocated and
+# actuated 2 CPUs; node-b (held) has 1500m free.
+resized = pod("web-a", "node-a", cpu="500m")
+resized["status"]["containerStatuses"] = [{"name": "app", "ready": True, "restartCount": 0,
+                                           "allocatedResources": {"cpu": "2", "memory": "128Mi"},
+                                           "resources": {"requests": {"cpu": "2", "memory": "128Mi"}}}]
+write("status-resources", ["own-version-status-resources: #3065 a pod resized in place is sized by its status (v1.14.0)",
+                           "node-a's pod web-a: spec cpu 500m, containerStatuses allocated and actuated cpu 2; node-b is held with 1500m free"],
+      [node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge")
+      + [resized, pod("web-b", "node-b", cpu="2500m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/utils/resources/resources.go:113 Ceiling calls component-helpers PodRequests with no "
+                  "options: web-a needs its spec's 500m, fits on node-b, and singlenodeconsolidation.go deletes node-a",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/utils/resources/resources.go:115 Ceiling passes UseStatusResources (#3065), and "
+                  "kubernetes/component-helpers@v0.35.0 resource/helpers.go:191 AggregateContainerRequests sizes app by "
+                  ":287 determineEffectiveRequests, max(spec, actuated, allocated) = 2 CPUs: node-b has 1500m, and "
+                  "consolidation.go computeConsolidation replaces node-a with an m5.large ($0.096/h < $0.192/h)",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})

@@ -138,29 +138,67 @@ pub(crate) fn is_evictable(pod: &Pod, now: Timestamp, durations: bool) -> bool {
         && !is_do_not_disrupt_active(pod, now, durations)
 }
 
+/// How the replayed version sizes a pod (`resources.go` `Ceiling`), read once from the rule set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Sizing {
+    /// Pod-level `spec.resources` requests count (#2383, v1.8.0).
+    pub pod_level: bool,
+    /// Containers' status resources count (#3065, v1.14.0: `UseStatusResources`).
+    pub status_resources: bool,
+}
+
+impl Sizing {
+    pub(crate) fn of(rules: &crate::rules::RuleSet) -> Sizing {
+        use crate::rules::Rule;
+        Sizing { pod_level: rules.has(Rule::PodLevelResources), status_resources: rules.has(Rule::StatusResources) }
+    }
+
+    /// Every rule on: the newest version's sizing.
+    #[cfg(test)]
+    pub(crate) const NEWEST: Sizing = Sizing { pod_level: true, status_resources: true };
+}
+
 /// The pod's effective requests: containers (plus sidecars) vs. the largest init container,
-/// then (with `pod_level`, Karpenter v1.8.0+) the pod-level requests of cpu, memory and
+/// then (with `sizing.pod_level`, Karpenter v1.8.0+) the pod-level requests of cpu, memory and
 /// hugepages in their place, plus pod overhead, plus one `pods` slot. Limits stand in for
 /// missing requests, as the API server defaults them (and, for DaemonSet templates, as
-/// Karpenter's `PodForDaemonSet` copies them from v1.8.0, #2514).
+/// Karpenter's `PodForDaemonSet` copies them from v1.8.0, #2514). With
+/// `sizing.status_resources` (v1.14.0+) a container or sidecar whose status carries
+/// `resources` counts the larger of its spec, its actuated and its allocated requests (only
+/// the last two when the resize is infeasible): component-helpers v0.35.0
+/// `AggregateContainerRequests` and `determineEffectiveRequests`.
 ///
 /// Mirrors karpenter `pkg/utils/resources/resources.go` `Ceiling`: before v1.8.0 its own sum
-/// (`podRequests`), from v1.8.0 (#2383) `k8s.io/component-helpers/resource` `PodRequests`.
-pub(crate) fn requests(pod: &Pod, pod_level: bool) -> Resources {
-    let container_requests = |c: &crate::snapshot::Container| -> Resources {
+/// (`podRequests`), from v1.8.0 (#2383) `k8s.io/component-helpers/resource` `PodRequests`,
+/// from v1.14.0 (#3065) with `UseStatusResources`.
+pub(crate) fn requests(pod: &Pod, sizing: Sizing) -> Resources {
+    let spec_requests = |c: &crate::snapshot::Container| -> Resources {
         let mut r = Resources::from(c.resources.limits.clone());
         r.extend(c.resources.requests.iter().map(|(k, v)| (k.clone(), *v)));
         r
     };
+    let by_status = sizing.status_resources
+        && !(pod.status.container_statuses.is_empty() && pod.status.init_container_statuses.is_empty());
+    let infeasible = by_status && pod.resize_infeasible();
+    let container_requests = |c: &crate::snapshot::Container, reads_status: bool| -> Resources {
+        let spec = spec_requests(c);
+        let status = (by_status && reads_status).then(|| pod.container_status(&c.name)).flatten();
+        let Some((status, actuated)) = status.and_then(|s| Some((s, s.resources.as_ref()?))) else { return spec };
+        let mut r = if infeasible { Resources::new() } else { spec };
+        max_into(&mut r, &Resources::from(actuated.requests.clone()));
+        max_into(&mut r, &Resources::from(status.allocated_resources.clone()));
+        r
+    };
     let mut running = Resources::new();
     for c in &pod.spec.containers {
-        add(&mut running, &container_requests(c));
+        add(&mut running, &container_requests(c, true));
     }
     let mut init_peak = Resources::new();
     let mut sidecars = Resources::new();
     for c in &pod.spec.init_containers {
-        let r = container_requests(c);
-        if c.restart_policy.as_deref() == Some("Always") {
+        let sidecar = c.restart_policy.as_deref() == Some("Always");
+        let r = container_requests(c, sidecar);
+        if sidecar {
             add(&mut sidecars, &r);
             max_into(&mut init_peak, &sidecars);
         } else {
@@ -171,7 +209,7 @@ pub(crate) fn requests(pod: &Pod, pod_level: bool) -> Resources {
     }
     add(&mut running, &sidecars);
     max_into(&mut running, &init_peak);
-    if let Some(own) = pod.spec.resources.as_ref().filter(|_| pod_level) {
+    if let Some(own) = pod.spec.resources.as_ref().filter(|_| sizing.pod_level) {
         for (name, quantity) in own.requests.iter().filter(|(name, _)| is_pod_level_resource(name)) {
             running.insert(name.clone(), *quantity);
         }
@@ -211,7 +249,7 @@ fn combine(into: &mut Resources, key: &str, with: impl FnOnce(Quantity) -> Quant
 
 #[cfg(test)]
 mod tests {
-    use super::{do_not_disrupt, is_reschedulable, requests, DoNotDisrupt};
+    use super::{do_not_disrupt, is_reschedulable, requests, DoNotDisrupt, Sizing};
     use crate::quantity::Quantity;
     use crate::snapshot::{Container, OwnerReference, Pod};
 
@@ -268,7 +306,7 @@ mod tests {
         let mut init = Container::default();
         init.resources.requests.insert("cpu".into(), "3".parse().unwrap());
         p.spec.init_containers = vec![init];
-        let r = requests(&p, true);
+        let r = requests(&p, Sizing::NEWEST);
         assert_eq!(r["cpu"], "3".parse::<Quantity>().unwrap());
         assert_eq!(r["pods"], Quantity::from_units(1));
     }
@@ -288,10 +326,61 @@ mod tests {
         own.requests.insert("nvidia.com/gpu".into(), q("4"));
         p.spec.resources = Some(own);
         p.spec.overhead.insert("cpu".into(), q("250m"));
-        let now = requests(&p, true);
+        let now = requests(&p, Sizing::NEWEST);
         assert_eq!(now["cpu"], q("2250m"));
         assert_eq!(now["nvidia.com/gpu"], q("1"), "only cpu, memory and hugepages are pod-level resources");
-        let before = requests(&p, false);
+        let before = requests(&p, Sizing { pod_level: false, ..Sizing::NEWEST });
         assert_eq!(before["cpu"], q("350m"));
+    }
+
+    /// component-helpers v0.35.0 `AggregateContainerRequests` with `UseStatusResources`
+    /// (Karpenter v1.14.0, #3065): max(spec, actuated, allocated) per container and sidecar; a
+    /// plain init container keeps its spec; an infeasible resize drops the spec.
+    #[test]
+    fn status_resources_size_a_resized_pod_from_v1_14() {
+        use crate::snapshot::{ActuatedResources, Condition, ContainerStatus};
+        let q = |s: &str| s.parse::<Quantity>().unwrap();
+        let list = |cpu: &str| {
+            let mut r = crate::snapshot::ResourceList::default();
+            r.insert("cpu".into(), q(cpu));
+            r
+        };
+        let mut p = pod();
+        let mut app = Container { name: "app".into(), ..Container::default() };
+        app.resources.requests = list("500m");
+        let mut setup = Container { name: "setup".into(), ..Container::default() };
+        setup.resources.requests = list("100m");
+        p.spec.containers = vec![app];
+        p.spec.init_containers = vec![setup];
+        let status = |name: &str, actuated: &str, allocated: &str| ContainerStatus {
+            name: name.into(),
+            allocated_resources: list(allocated),
+            resources: Some(ActuatedResources { requests: list(actuated) }),
+        };
+        // Resized up: the kubelet allocated 2 CPUs, and has actuated 1.5 so far.
+        p.status.container_statuses = vec![status("app", "1500m", "2")];
+        p.status.init_container_statuses = vec![status("setup", "4", "4")];
+        assert_eq!(requests(&p, Sizing::NEWEST)["cpu"], q("2"), "setup is no sidecar: its status is not read");
+        let v1_13 = Sizing { status_resources: false, ..Sizing::NEWEST };
+        assert_eq!(requests(&p, v1_13)["cpu"], q("500m"), "the spec alone before #3065");
+        // Resized down, feasible: the spec (larger) still counts.
+        p.status.container_statuses = vec![status("app", "200m", "200m")];
+        assert_eq!(requests(&p, Sizing::NEWEST)["cpu"], q("500m"));
+        // Infeasible: the spec does not count, the status does.
+        p.status.conditions = vec![Condition {
+            type_: "PodResizePending".into(),
+            status: "True".into(),
+            reason: Some("Infeasible".into()),
+            ..Condition::default()
+        }];
+        assert_eq!(requests(&p, Sizing::NEWEST)["cpu"], q("200m"));
+        // Trimming keeps what can size the pod: app's status under an infeasible resize; the
+        // plain init container's never.
+        p.keep_resizing_statuses();
+        assert_eq!(p.status.container_statuses.len(), 1);
+        assert!(p.status.init_container_statuses.is_empty());
+        p.status.conditions.clear();
+        p.keep_resizing_statuses();
+        assert!(p.status.container_statuses.is_empty(), "200m under a 500m spec cannot size it");
     }
 }

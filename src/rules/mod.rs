@@ -97,6 +97,10 @@ pub enum Rule {
     /// of cluster state, budgets and the simulation, and their nodes are unmanaged; before, every
     /// NodePool and NodeClaim was the controller's own.
     ProviderNodeClassesOnly,
+    /// A container (or sidecar) whose status reports resources is sized by the larger of its
+    /// spec and its allocated and actuated requests (in-place resize; only those when the resize
+    /// is infeasible); before, by its spec alone.
+    StatusResources,
 }
 
 /// One row of the table.
@@ -142,7 +146,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 22] = [
+pub const RULES: [RuleRow; 23] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -342,6 +346,15 @@ pub const RULES: [RuleRow; 22] = [
         backported_to: &[],
         before: "every NodePool and NodeClaim was the controller's own, whatever NodeClass kind it names (the AWS provider resolved an EC2NodeClass by name alone)",
     },
+    RuleRow {
+        rule: Rule::StatusResources,
+        field: "statusResources",
+        pr: 3065,
+        upstream: upstream::RESOURCES_CEILING,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a pod was sized by its spec alone, whatever an in-place resize had allocated",
+    },
 ];
 
 /// The row of `rule`.
@@ -489,7 +502,8 @@ mod tests {
                 "draPodLevelClaims",
                 "estimatedSavingsCompatibleOfferings",
                 "whenEmptyMessage",
-                "candidatePrice"
+                "candidatePrice",
+                "statusResources"
             ]
         );
         let v1140 = RuleSet::at(v(1, 14, 0));
@@ -532,6 +546,8 @@ mod tests {
         assert!(RuleSet::at(v(1, 1, 0)).has(Rule::PriceLabelsOnlyForConsolidation));
         assert!(!RuleSet::at(v(1, 0, 9)).has(Rule::ProviderNodeClassesOnly));
         assert!(RuleSet::at(v(1, 1, 0)).has(Rule::ProviderNodeClassesOnly));
+        assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::StatusResources));
+        assert!(RuleSet::at(v(1, 14, 0)).has(Rule::StatusResources));
     }
 
     #[test]

@@ -246,6 +246,86 @@ pub struct PodStatus {
     pub start_time: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
+    /// The containers' resources as the kubelet holds them (in-place resize). Only the entries
+    /// that can size the pod above its spec are kept ([`Pod::keep_resizing_statuses`]).
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
+    pub init_container_statuses: Vec<ContainerStatus>,
+}
+
+/// What one `status.containerStatuses` (or `initContainerStatuses`) entry says about the
+/// container's size: the resources the kubelet allocated and the ones it actuated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: String,
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub allocated_resources: ResourceList,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ActuatedResources>,
+}
+
+/// `containerStatuses[].resources`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ActuatedResources {
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
+    pub requests: ResourceList,
+}
+
+impl Pod {
+    /// The status entry of the container named `name` (init containers' entries last, as
+    /// component-helpers' `AggregateContainerRequests` indexes them).
+    pub fn container_status(&self, name: &str) -> Option<&ContainerStatus> {
+        let s = &self.status;
+        s.init_container_statuses
+            .iter()
+            .find(|c| c.name == name)
+            .or_else(|| s.container_statuses.iter().find(|c| c.name == name))
+    }
+
+    /// Whether an in-place resize of this pod was found infeasible (condition
+    /// `PodResizePending` with reason `Infeasible`): its spec then does not size it.
+    pub fn resize_infeasible(&self) -> bool {
+        let pending = self.status.conditions.iter().find(|c| c.type_ == "PodResizePending");
+        pending.is_some_and(|c| c.reason.as_deref() == Some("Infeasible"))
+    }
+
+    /// Drops the container statuses that cannot change the pod's size: those without
+    /// `resources` (component-helpers v0.35.0 `AggregateContainerRequests` reads none then), of
+    /// a plain init container (only sidecars' are read), or asking for no more than the spec
+    /// in any resource (the larger of the two counts), unless the resize is infeasible. A live
+    /// cluster reports every running container's; most repeat the spec.
+    pub fn keep_resizing_statuses(&mut self) {
+        if self.status.container_statuses.is_empty() && self.status.init_container_statuses.is_empty() {
+            return;
+        }
+        let infeasible = self.resize_infeasible();
+        let spec = &self.spec;
+        let sizes = |status: &ContainerStatus, containers: &[Container], sidecars_only: bool| {
+            let Some(actuated) = &status.resources else { return false };
+            let Some(c) = containers.iter().find(|c| c.name == status.name) else { return false };
+            if sidecars_only && c.restart_policy.as_deref() != Some("Always") {
+                return false;
+            }
+            let spec_of = |k: &str| c.resources.requests.get(k).or_else(|| c.resources.limits.get(k)).copied();
+            infeasible
+                || actuated
+                    .requests
+                    .iter()
+                    .chain(status.allocated_resources.iter())
+                    .any(|(k, q)| spec_of(k).is_none_or(|s| *q > s))
+        };
+        let mut containers = std::mem::take(&mut self.status.container_statuses);
+        containers.retain(|s| sizes(s, &spec.containers, false));
+        let mut init = std::mem::take(&mut self.status.init_container_statuses);
+        init.retain(|s| sizes(s, &spec.init_containers, true));
+        containers.shrink_to_fit();
+        init.shrink_to_fit();
+        self.status.container_statuses = containers;
+        self.status.init_container_statuses = init;
+    }
 }
 
 /// A `policy/v1 PodDisruptionBudget`.

@@ -622,6 +622,7 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
             for c in pod.spec.containers.iter_mut().chain(pod.spec.init_containers.iter_mut()) {
                 c.env = Vec::new();
             }
+            pod.keep_resizing_statuses();
             snapshot.pods.push(pod);
         }
         ("", "PersistentVolumeClaim") => snapshot.pvcs.push(typed(object, at, head)?),

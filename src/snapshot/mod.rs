@@ -27,9 +27,9 @@ mod yaml_stream;
 
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
-    ClaimRef, ClaimTemplate, Container, ContainerClaim, ContainerPort, ContainerResources, EnvVar, EphemeralVolume,
-    Event, EventSource, InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec, PdbStatus, Pod, PodDisruptionBudget,
-    PodResources, PodSpec, PodStatus, ResourceList, Resources, Volume,
+    ActuatedResources, ClaimRef, ClaimTemplate, Container, ContainerClaim, ContainerPort, ContainerResources,
+    ContainerStatus, EnvVar, EphemeralVolume, Event, EventSource, InvolvedObject, Node, NodeSpec, NodeStatus, PdbSpec,
+    PdbStatus, Pod, PodDisruptionBudget, PodResources, PodSpec, PodStatus, ResourceList, Resources, Volume,
 };
 pub use decode::{DecodeError, Document, ListDecoder};
 pub use karpenter::{

@@ -547,6 +547,11 @@ impl Redactor {
         if let Some(node) = &mut pod.status.nominated_node_name {
             *node = self.name("node", node);
         }
+        // Renamed as the containers are, so each status still names its container.
+        let status = &mut pod.status;
+        for container in status.container_statuses.iter_mut().chain(status.init_container_statuses.iter_mut()) {
+            container.name = self.name("container", &container.name);
+        }
     }
 
     fn workload(&mut self, category: &str, workload: &mut Workload) {

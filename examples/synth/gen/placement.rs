@@ -86,6 +86,7 @@ pub(super) fn pod_status(started: Timestamp, bound: bool) -> PodStatus {
                 .collect(),
             start_time: Some(started),
             nominated_node_name: None,
+            ..PodStatus::default()
         }
     } else {
         PodStatus {
@@ -99,6 +100,7 @@ pub(super) fn pod_status(started: Timestamp, bound: bool) -> PodStatus {
             }],
             start_time: None,
             nominated_node_name: None,
+            ..PodStatus::default()
         }
     }
 }

@@ -18,8 +18,8 @@ type Family<'p> = (&'p str, &'p str, &'p str);
 pub(in crate::engine) struct PodRequests<'a> {
     pods: &'a [Pod],
     requests: Rc<RequestTable>,
-    /// Whether pod-level `spec.resources` count (the version's rule, #2383).
-    pod_level: bool,
+    /// How the version sizes a pod (#2383 pod-level resources, #3065 status resources).
+    sizing: pod::Sizing,
 }
 
 /// Per pod, by position in `snapshot.pods`, its requests: what [`PodRequests`] reads, kept by
@@ -28,26 +28,30 @@ pub(in crate::engine) struct PodRequests<'a> {
 pub(crate) type RequestTable = Vec<Rc<Resources>>;
 
 impl<'a> PodRequests<'a> {
-    pub(in crate::engine) fn new(pods: &'a [Pod], pod_level: bool) -> Self {
-        PodRequests { pods, requests: Rc::new(compute(pods, pod_level)), pod_level }
+    pub(in crate::engine) fn new(pods: &'a [Pod], sizing: pod::Sizing) -> Self {
+        PodRequests { pods, requests: Rc::new(compute(pods, sizing)), sizing }
     }
 
     /// The same, from `kept` (a table built for a prefix of these pods in an earlier round),
     /// extended to every pod; `kept` then holds the extended table for the next round.
-    pub(in crate::engine) fn reusing(pods: &'a [Pod], kept: &mut Option<Rc<RequestTable>>, pod_level: bool) -> Self {
+    pub(in crate::engine) fn reusing(
+        pods: &'a [Pod],
+        kept: &mut Option<Rc<RequestTable>>,
+        sizing: pod::Sizing,
+    ) -> Self {
         let mut table = kept.take().filter(|t| t.len() <= pods.len()).unwrap_or_default();
         if table.len() < pods.len() {
-            let more = compute(&pods[table.len()..], pod_level);
+            let more = compute(&pods[table.len()..], sizing);
             Rc::make_mut(&mut table).extend(more);
         }
         *kept = Some(Rc::clone(&table));
-        PodRequests { pods, requests: table, pod_level }
+        PodRequests { pods, requests: table, sizing }
     }
 
     /// The requests of a pod outside the snapshot (a pending pod a what-if adds), under the
     /// same rule.
     pub(in crate::engine) fn compute(&self, pod: &Pod) -> Resources {
-        pod::requests(pod, self.pod_level)
+        pod::requests(pod, self.sizing)
     }
 
     /// The requests of a pod of the snapshot; `None` for any other pod.
@@ -60,7 +64,7 @@ impl<'a> PodRequests<'a> {
 
 /// Pods of one controller with the same container resources share one map (and skip computing
 /// it); other equal maps are shared too.
-fn compute(pods: &[Pod], pod_level: bool) -> RequestTable {
+fn compute(pods: &[Pod], sizing: pod::Sizing) -> RequestTable {
     let mut distinct: BTreeSet<Rc<Resources>> = BTreeSet::new();
     let mut by_controller: HashMap<Family<'_>, Vec<(&Pod, Rc<Resources>)>> = HashMap::default();
     // The snapshot lists pods by namespace and name, so a controller's pods mostly come one
@@ -78,7 +82,7 @@ fn compute(pods: &[Pod], pod_level: bool) -> RequestTable {
             by_controller.get(f)?.iter().find(|(other, _)| same_request_inputs(p, other)).map(|(_, r)| Rc::clone(r))
         });
         let shared = sibling.unwrap_or_else(|| {
-            let r = pod::requests(p, pod_level);
+            let r = pod::requests(p, sizing);
             let shared = distinct.get(&r).cloned().unwrap_or_else(|| {
                 let r = Rc::new(r);
                 distinct.insert(Rc::clone(&r));
@@ -102,7 +106,11 @@ fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
         let main = p.spec.containers.iter().map(|c| (&c.resources, None));
         main.chain(p.spec.init_containers.iter().map(|c| (&c.resources, c.restart_policy.as_deref())))
     }
-    a.spec.containers.len() == b.spec.containers.len()
+    // A pod resized in place is sized by its own statuses (kept only where they matter).
+    let resized = |p: &Pod| !(p.status.container_statuses.is_empty() && p.status.init_container_statuses.is_empty());
+    !resized(a)
+        && !resized(b)
+        && a.spec.containers.len() == b.spec.containers.len()
         && a.spec.init_containers.len() == b.spec.init_containers.len()
         && a.spec.overhead == b.spec.overhead
         && a.spec.resources == b.spec.resources

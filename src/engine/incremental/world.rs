@@ -226,8 +226,8 @@ impl<'c, 'a> World<'c, 'a> {
     ) -> Self {
         let settings = Settings::of(cluster.snapshot);
         let daemon_pods = daemon_pods(cluster, settings.ignore_dra_requests);
-        let pod_level = cluster.rules().has(crate::rules::Rule::PodLevelResources);
-        let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(|p| DaemonPod::new(p, pod_level)).collect();
+        let sizing = crate::engine::pod::Sizing::of(cluster.rules());
+        let daemons: Vec<DaemonPod<'_>> = daemon_pods.iter().map(|p| DaemonPod::new(p, sizing)).collect();
         let kept_terms = memo.as_deref().map(|m| m.terms_for(&cluster.snapshot.pods));
         let kept_fit_keys = memo.as_deref().map(|m| m.fit_keys_for(&cluster.snapshot.pods));
         let kept_answers = memo.as_deref().map(|m| Rc::clone(&m.static_answers));
@@ -236,12 +236,12 @@ impl<'c, 'a> World<'c, 'a> {
         let kept_refusals = memo.as_deref().map(|m| Rc::clone(&m.refusals));
         let (requests, nodes) = match memo.as_deref_mut() {
             None => {
-                let requests = PodRequests::new(&cluster.snapshot.pods, pod_level);
+                let requests = PodRequests::new(&cluster.snapshot.pods, sizing);
                 let nodes = cluster.nodes.iter().map(|n| base_node(cluster, n, &requests, &daemons)).collect();
                 (requests, nodes)
             }
             Some(memo) => {
-                let requests = PodRequests::reusing(&cluster.snapshot.pods, &mut memo.requests, pod_level);
+                let requests = PodRequests::reusing(&cluster.snapshot.pods, &mut memo.requests, sizing);
                 let nodes: Vec<BaseNode<'a>> =
                     cluster.nodes.iter().map(|n| memo.base_nodes.base_node(cluster, n, &requests, &daemons)).collect();
                 memo.base_nodes.keep_only(cluster);

@@ -199,7 +199,7 @@ fn daemon_overhead_groups(
     template_taints: &[Taint],
     types: &[&InstanceType],
 ) -> (Vec<DaemonGroup>, HashMap<String, usize>) {
-    let pod_level = cluster.rules().has(crate::rules::Rule::PodLevelResources);
+    let sizing = pod::Sizing::of(cluster.rules());
     // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
     let admitted: Vec<Vec<Requirements>> = daemons
         .iter()
@@ -221,7 +221,7 @@ fn daemon_overhead_groups(
         let g = *by_members.entry(members).or_insert_with_key(|members| {
             let mut group = DaemonGroup::default();
             for &d in members {
-                pod::add(&mut group.overhead, &pod::requests(&daemons[d], pod_level));
+                pod::add(&mut group.overhead, &pod::requests(&daemons[d], sizing));
                 group.host_ports.extend(host_ports(&daemons[d]));
             }
             groups.push(group);

@@ -49,7 +49,9 @@ fn snapshot() -> Snapshot {
                             "whenUnsatisfiable": "DoNotSchedule",
                             "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["web", "api"]}]}}],
                         "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}],
-                        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "checkout-data"}}]}}),
+                        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "checkout-data"}}]},
+               "status": {"containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "1"},
+                                                 "resources": {"requests": {"cpu": "1"}}}]}}),
         json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                "metadata": {"name": "checkout", "namespace": "shop"},
                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "checkout"},
@@ -156,6 +158,9 @@ fn references_still_resolve() {
     assert_eq!(event.involved_object.namespace, pod.metadata.namespace);
     let class = pool.spec.template.spec.node_class_ref.as_ref().unwrap();
     assert!(class["name"].as_str().unwrap().starts_with("nodeclass-"));
+    // An in-place resize's status still names its (renamed) container.
+    assert_ne!(pod.spec.containers[0].name, "app");
+    assert_eq!(pod.status.container_statuses[0].name, pod.spec.containers[0].name);
 }
 
 #[test]

@@ -234,9 +234,9 @@ pub(in crate::engine) struct DaemonPod<'p> {
 }
 
 impl<'p> DaemonPod<'p> {
-    pub(in crate::engine) fn new(pod: &'p Pod, pod_level: bool) -> Self {
+    pub(in crate::engine) fn new(pod: &'p Pod, sizing: pod::Sizing) -> Self {
         let required = crate::engine::scheduling::pod_data::strict_requirements(pod);
-        DaemonPod { pod, requests: pod::requests(pod, pod_level), required }
+        DaemonPod { pod, requests: pod::requests(pod, sizing), required }
     }
 }
 
