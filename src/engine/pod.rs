@@ -177,8 +177,7 @@ pub(crate) fn requests(pod: &Pod, sizing: Sizing) -> Resources {
         r.extend(c.resources.requests.iter().map(|(k, v)| (k.clone(), *v)));
         r
     };
-    let by_status = sizing.status_resources
-        && !(pod.status.container_statuses.is_empty() && pod.status.init_container_statuses.is_empty());
+    let by_status = sizing.status_resources && pod.status.has_container_statuses();
     let infeasible = by_status && pod.resize_infeasible();
     let container_requests = |c: &crate::snapshot::Container, reads_status: bool| -> Resources {
         let spec = spec_requests(c);
@@ -324,7 +323,7 @@ mod tests {
         let mut own = crate::snapshot::PodResources::default();
         own.requests.insert("cpu".into(), q("2"));
         own.requests.insert("nvidia.com/gpu".into(), q("4"));
-        p.spec.resources = Some(own);
+        p.spec.resources = Some(Box::new(own));
         p.spec.overhead.insert("cpu".into(), q("250m"));
         let now = requests(&p, Sizing::NEWEST);
         assert_eq!(now["cpu"], q("2250m"));
@@ -358,13 +357,13 @@ mod tests {
             resources: Some(ActuatedResources { requests: list(actuated) }),
         };
         // Resized up: the kubelet allocated 2 CPUs, and has actuated 1.5 so far.
-        p.status.container_statuses = vec![status("app", "1500m", "2")];
-        p.status.init_container_statuses = vec![status("setup", "4", "4")];
+        p.status.container_statuses = Some(Box::new(vec![status("app", "1500m", "2")]));
+        p.status.init_container_statuses = Some(Box::new(vec![status("setup", "4", "4")]));
         assert_eq!(requests(&p, Sizing::NEWEST)["cpu"], q("2"), "setup is no sidecar: its status is not read");
         let v1_13 = Sizing { status_resources: false, ..Sizing::NEWEST };
         assert_eq!(requests(&p, v1_13)["cpu"], q("500m"), "the spec alone before #3065");
         // Resized down, feasible: the spec (larger) still counts.
-        p.status.container_statuses = vec![status("app", "200m", "200m")];
+        p.status.container_statuses = Some(Box::new(vec![status("app", "200m", "200m")]));
         assert_eq!(requests(&p, Sizing::NEWEST)["cpu"], q("500m"));
         // Infeasible: the spec does not count, the status does.
         p.status.conditions = vec![Condition {
@@ -377,10 +376,10 @@ mod tests {
         // Trimming keeps what can size the pod: app's status under an infeasible resize; the
         // plain init container's never.
         p.keep_resizing_statuses();
-        assert_eq!(p.status.container_statuses.len(), 1);
-        assert!(p.status.init_container_statuses.is_empty());
+        assert_eq!(p.status.container_statuses.as_ref().map(|l| l.len()), Some(1));
+        assert!(p.status.init_container_statuses.is_none());
         p.status.conditions.clear();
         p.keep_resizing_statuses();
-        assert!(p.status.container_statuses.is_empty(), "200m under a 500m spec cannot size it");
+        assert!(p.status.container_statuses.is_none(), "200m under a 500m spec cannot size it");
     }
 }

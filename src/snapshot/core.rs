@@ -79,7 +79,7 @@ pub struct PodSpec {
     /// Pod-level `spec.resources` (the PodLevelResources feature): from Karpenter v1.8.0 its
     /// cpu, memory and hugepages requests stand for the containers' sum.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resources: Option<PodResources>,
+    pub resources: Option<Box<PodResources>>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
     pub volumes: Vec<Volume>,
     #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
@@ -247,11 +247,19 @@ pub struct PodStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
     /// The containers' resources as the kubelet holds them (in-place resize). Only the entries
-    /// that can size the pod above its spec are kept ([`Pod::keep_resizing_statuses`]).
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
-    pub container_statuses: Vec<ContainerStatus>,
-    #[serde(skip_serializing_if = "Vec::is_empty", deserialize_with = "exact")]
-    pub init_container_statuses: Vec<ContainerStatus>,
+    /// that can size the pod above its spec are kept ([`Pod::keep_resizing_statuses`]), boxed:
+    /// a pod almost never has one, and pods are most of a snapshot's memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container_statuses: Option<Box<Vec<ContainerStatus>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_container_statuses: Option<Box<Vec<ContainerStatus>>>,
+}
+
+impl PodStatus {
+    /// Whether a container status is kept (the pod was resized in place).
+    pub fn has_container_statuses(&self) -> bool {
+        self.container_statuses.is_some() || self.init_container_statuses.is_some()
+    }
 }
 
 /// What one `status.containerStatuses` (or `initContainerStatuses`) entry says about the
@@ -278,11 +286,8 @@ impl Pod {
     /// The status entry of the container named `name` (init containers' entries last, as
     /// component-helpers' `AggregateContainerRequests` indexes them).
     pub fn container_status(&self, name: &str) -> Option<&ContainerStatus> {
-        let s = &self.status;
-        s.init_container_statuses
-            .iter()
-            .find(|c| c.name == name)
-            .or_else(|| s.container_statuses.iter().find(|c| c.name == name))
+        let (init, main) = (self.status.init_container_statuses.as_deref(), self.status.container_statuses.as_deref());
+        init.into_iter().chain(main).flatten().find(|c| c.name == name)
     }
 
     /// Whether an in-place resize of this pod was found infeasible (condition
@@ -298,7 +303,7 @@ impl Pod {
     /// in any resource (the larger of the two counts), unless the resize is infeasible. A live
     /// cluster reports every running container's; most repeat the spec.
     pub fn keep_resizing_statuses(&mut self) {
-        if self.status.container_statuses.is_empty() && self.status.init_container_statuses.is_empty() {
+        if !self.status.has_container_statuses() {
             return;
         }
         let infeasible = self.resize_infeasible();
@@ -317,14 +322,14 @@ impl Pod {
                     .chain(status.allocated_resources.iter())
                     .any(|(k, q)| spec_of(k).is_none_or(|s| *q > s))
         };
-        let mut containers = std::mem::take(&mut self.status.container_statuses);
-        containers.retain(|s| sizes(s, &spec.containers, false));
-        let mut init = std::mem::take(&mut self.status.init_container_statuses);
-        init.retain(|s| sizes(s, &spec.init_containers, true));
-        containers.shrink_to_fit();
-        init.shrink_to_fit();
-        self.status.container_statuses = containers;
-        self.status.init_container_statuses = init;
+        let kept = |list: Option<Box<Vec<ContainerStatus>>>, containers: &[Container], sidecars_only: bool| {
+            let kept: Vec<ContainerStatus> =
+                list.into_iter().flat_map(|l| *l).filter(|s| sizes(s, containers, sidecars_only)).collect();
+            (!kept.is_empty()).then(|| Box::new(kept))
+        };
+        self.status.container_statuses = kept(self.status.container_statuses.take(), &spec.containers, false);
+        self.status.init_container_statuses =
+            kept(self.status.init_container_statuses.take(), &spec.init_containers, true);
     }
 }
 

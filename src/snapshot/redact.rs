@@ -549,7 +549,8 @@ impl Redactor {
         }
         // Renamed as the containers are, so each status still names its container.
         let status = &mut pod.status;
-        for container in status.container_statuses.iter_mut().chain(status.init_container_statuses.iter_mut()) {
+        let lists = status.container_statuses.iter_mut().chain(status.init_container_statuses.iter_mut());
+        for container in lists.flat_map(|l| l.iter_mut()) {
             container.name = self.name("container", &container.name);
         }
     }

@@ -107,7 +107,7 @@ fn same_request_inputs(a: &Pod, b: &Pod) -> bool {
         main.chain(p.spec.init_containers.iter().map(|c| (&c.resources, c.restart_policy.as_deref())))
     }
     // A pod resized in place is sized by its own statuses (kept only where they matter).
-    let resized = |p: &Pod| !(p.status.container_statuses.is_empty() && p.status.init_container_statuses.is_empty());
+    let resized = |p: &Pod| p.status.has_container_statuses();
     !resized(a)
         && !resized(b)
         && a.spec.containers.len() == b.spec.containers.len()

@@ -160,7 +160,7 @@ fn references_still_resolve() {
     assert!(class["name"].as_str().unwrap().starts_with("nodeclass-"));
     // An in-place resize's status still names its (renamed) container.
     assert_ne!(pod.spec.containers[0].name, "app");
-    assert_eq!(pod.status.container_statuses[0].name, pod.spec.containers[0].name);
+    assert_eq!(pod.status.container_statuses.as_ref().expect("kept")[0].name, pod.spec.containers[0].name);
 }
 
 #[test]
