@@ -633,3 +633,70 @@ write("status-resources", ["own-version-status-resources: #3065 a pod resized in
                   ":287 determineEffectiveRequests, max(spec, actuated, allocated) = 2 CPUs: node-b has 1500m, and "
                   "consolidation.go computeConsolidation replaces node-a with an m5.large ($0.096/h < $0.192/h)",
                   {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+
+def daemon_set(name, cpu, affinity):
+    """A DaemonSet whose pods ask for `cpu` and need `affinity` (one required node-affinity term)."""
+    template_spec = {"containers": [{"name": "agent", "image": "agent", "resources": {"requests": {"cpu": cpu}}}],
+                     "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                         "nodeSelectorTerms": [{"matchExpressions": [affinity]}]}}}}
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+          "metadata": {"name": name, "namespace": "default", "uid": f"uid-ds-{name}"},
+          "spec": {"selector": {"matchLabels": {"ds": name}},
+                   "template": {"metadata": {"labels": {"ds": name}}, "spec": template_spec}}}
+    return ds, template_spec
+
+
+def daemon_pod(ds, template_spec, node_name):
+    p = pod(f"{ds['metadata']['name']}-{node_name}", node_name, labels={"ds": ds["metadata"]["name"]})
+    p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds["metadata"]["name"],
+                                         "uid": ds["metadata"]["uid"], "controller": True}]
+    p["spec"]["containers"] = template_spec["containers"]
+    p["spec"]["affinity"] = template_spec["affinity"]
+    return p
+
+
+def daemon_cluster(affinity):
+    """node-a (m5.xlarge) runs the DaemonSet's 1500m pod and a 1200m web pod; node-h (m5.xlarge)
+    the DaemonSet's pod and a held 2400m pod (100m free)."""
+    ds, spec = daemon_set("agent", "1500m", affinity)
+    return ([node_pool("default"), ds] + node("node-a", "m5.xlarge") + node("node-h", "m5.xlarge")
+            + [daemon_pod(ds, spec, "node-a"), daemon_pod(ds, spec, "node-h"), pod("web-a", "node-a", cpu="1200m"),
+               pod("hold-h", "node-h", cpu="2400m", annotations={"karpenter.sh/do-not-disrupt": "true"})])
+
+
+DAEMON_SETUP = ("node-a (m5.xlarge, $0.192/h) runs DaemonSet agent's 1500m pod and web-a (1200m), which node-h (100m "
+                "free) cannot take; the cheaper m5.large (2 CPUs, $0.096/h) holds web-a only without agent's overhead")
+
+# #2975: agent is pinned to m5.xlarge.
+write("daemon-overhead-per-type", ["own-version-daemon-overhead-per-type: #2975 DaemonSet overhead per instance type (v1.14.0)",
+                                   "DaemonSet agent requires node.kubernetes.io/instance-type In [m5.xlarge]; " + DAEMON_SETUP],
+      daemon_cluster({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.xlarge"]}),
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/provisioning/scheduling/scheduler.go:873 getDaemonOverhead gives the "
+                  "template one overhead of every DaemonSet isDaemonPodCompatible admits (:906: the template leaves the "
+                  "instance type open, so agent is admitted), 1500m on every type: web-a fits no m5.large, the m5.xlarge "
+                  "it fits is not cheaper (consolidation.go computeConsolidation): no command",
+                  {"commands": []}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/provisioning/scheduling/scheduler.go:972 buildDaemonOverheadGroups "
+                  "(#2975) asks :1020 isDaemonPodCompatible per instance type (it.Requirements.Intersects): agent counts "
+                  "on m5.xlarge only, so web-a fits an m5.large at $0.096/h < $0.192/h and singlenodeconsolidation.go "
+                  "replaces node-a",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+# #2161: agent requires karpenter.sh/initialized.
+write("template-registered-initialized",
+      ["own-version-template-registered-initialized: #2161 templates carry registered and initialized (v1.14.0)",
+       "DaemonSet agent requires karpenter.sh/initialized In [true]; " + DAEMON_SETUP],
+      daemon_cluster({"key": "karpenter.sh/initialized", "operator": "In", "values": ["true"]}),
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.13.0": (f"{K}@v1.13.0 pkg/controllers/provisioning/scheduling/scheduler.go:906 isDaemonPodCompatible: the "
+                  "template's requirements have no karpenter.sh/initialized, which is not a well-known label "
+                  "(pkg/apis/v1/labels.go:71 WellKnownLabels), so agent is not counted: web-a fits an m5.large at "
+                  "$0.096/h < $0.192/h and singlenodeconsolidation.go replaces node-a",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.14.0": (f"{K}@v1.14.0 pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go NewNodeClaimTemplate adds "
+                  "karpenter.sh/registered and karpenter.sh/initialized In [true] (#2161; suite_test.go \"Should properly "
+                  "handle DaemonSet resources with Node Affinity for karpenter.sh/initialized and karpenter.sh/registered\"): "
+                  "agent's 1500m counts on every type, web-a fits no m5.large and the m5.xlarge is not cheaper: no command",
+                  {"commands": []})})

@@ -74,6 +74,10 @@ pub const RECONCILE: Upstream = karpenter("pkg/controllers/disruption/controller
 pub const NEW_METHODS: Upstream = karpenter("pkg/controllers/disruption/controller.go", "NewMethods");
 pub const NEW_CANDIDATE: Upstream = karpenter("pkg/controllers/disruption/types.go", "NewCandidate");
 pub const GET_CANDIDATES: Upstream = karpenter("pkg/controllers/disruption/helpers.go", "GetCandidates");
+pub const BUILD_DAEMON_OVERHEAD_GROUPS: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "buildDaemonOverheadGroups");
+pub const NEW_NODE_CLAIM_TEMPLATE: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go", "NewNodeClaimTemplate");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

@@ -101,6 +101,14 @@ pub enum Rule {
     /// spec and its allocated and actuated requests (in-place resize; only those when the resize
     /// is infeasible); before, by its spec alone.
     StatusResources,
+    /// A new NodeClaim's DaemonSet overhead is counted per instance type, from the DaemonSets
+    /// whose required terms that type can meet; before, one overhead per NodePool template, of
+    /// every DaemonSet compatible with the template, on every type.
+    DaemonOverheadPerInstanceType,
+    /// A NodePool template requires `karpenter.sh/registered` and `karpenter.sh/initialized`
+    /// `In [true]`, so pods and DaemonSets selecting on them count on a new NodeClaim; before,
+    /// such a requirement was incompatible with the template.
+    TemplateRegisteredInitialized,
 }
 
 /// One row of the table.
@@ -146,7 +154,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 23] = [
+pub const RULES: [RuleRow; 25] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -355,6 +363,24 @@ pub const RULES: [RuleRow; 23] = [
         backported_to: &[],
         before: "a pod was sized by its spec alone, whatever an in-place resize had allocated",
     },
+    RuleRow {
+        rule: Rule::DaemonOverheadPerInstanceType,
+        field: "daemonOverheadPerInstanceType",
+        pr: 2975,
+        upstream: upstream::BUILD_DAEMON_OVERHEAD_GROUPS,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a new NodeClaim carried one DaemonSet overhead per NodePool, of every DaemonSet the template admits, on every instance type",
+    },
+    RuleRow {
+        rule: Rule::TemplateRegisteredInitialized,
+        field: "templateRegisteredInitialized",
+        pr: 2161,
+        upstream: upstream::NEW_NODE_CLAIM_TEMPLATE,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        before: "a pod or DaemonSet requiring karpenter.sh/registered or karpenter.sh/initialized did not fit a new NodeClaim",
+    },
 ];
 
 /// The row of `rule`.
@@ -503,7 +529,9 @@ mod tests {
                 "estimatedSavingsCompatibleOfferings",
                 "whenEmptyMessage",
                 "candidatePrice",
-                "statusResources"
+                "statusResources",
+                "daemonOverheadPerInstanceType",
+                "templateRegisteredInitialized"
             ]
         );
         let v1140 = RuleSet::at(v(1, 14, 0));
@@ -548,6 +576,9 @@ mod tests {
         assert!(RuleSet::at(v(1, 1, 0)).has(Rule::ProviderNodeClassesOnly));
         assert!(!RuleSet::at(v(1, 13, 0)).has(Rule::StatusResources));
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::StatusResources));
+        for rule in [Rule::DaemonOverheadPerInstanceType, Rule::TemplateRegisteredInitialized] {
+            assert!(!RuleSet::at(v(1, 13, 0)).has(rule) && RuleSet::at(v(1, 14, 0)).has(rule));
+        }
     }
 
     #[test]

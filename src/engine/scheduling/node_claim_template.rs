@@ -18,6 +18,7 @@ use crate::engine::labels::{is_well_known, INITIALIZED, NODEPOOL, REGISTERED};
 use crate::engine::min_values::MinValues;
 use crate::engine::pod;
 use crate::engine::state::Cluster;
+use crate::rules::Rule;
 use crate::snapshot::{is_true, InstanceType, NodePool, Pod, Resources, Taint};
 
 /// A NodePool that can launch capacity, with what a new NodeClaim of it starts from.
@@ -101,10 +102,12 @@ pub(in crate::engine) fn templates<'a>(cluster: &Cluster<'a>, daemon_pods: &[Pod
                 requirements.add(k, &Requirement::in_values([v.clone()]));
             }
             requirements.add(NODEPOOL, &Requirement::in_values([pool.metadata.name.clone()]));
-            // `NewNodeClaimTemplate`: a new node will be registered and initialized, so pods
-            // (DaemonSets included) selecting on those labels count on it.
-            requirements.add(REGISTERED, &Requirement::in_values(["true".to_owned()]));
-            requirements.add(INITIALIZED, &Requirement::in_values(["true".to_owned()]));
+            // `NewNodeClaimTemplate` (#2161, v1.14.0): a new node will be registered and
+            // initialized, so pods (DaemonSets included) selecting on those labels count on it.
+            if cluster.rules().has(Rule::TemplateRegisteredInitialized) {
+                requirements.add(REGISTERED, &Requirement::in_values(["true".to_owned()]));
+                requirements.add(INITIALIZED, &Requirement::in_values(["true".to_owned()]));
+            }
             let mut instance_types: Vec<&'a InstanceType> = pool_catalogue(cluster, pool)
                 .into_iter()
                 .filter(|it| instance_type_compatible(it, &requirements))
@@ -191,6 +194,10 @@ pub(in crate::engine) fn daemon_pods(cluster: &Cluster<'_>, ignore_dra: bool) ->
 /// counts on a type when it tolerates the template's taints (`PreferNoSchedule` ones aside)
 /// and one of its required node-affinity terms fits both the template and the type.
 ///
+/// Before v1.14.0 (#2975) the instance type is not asked: every type of the template gets the
+/// overhead of every DaemonSet the template admits (v1.13.0 `scheduler.go:873`
+/// `getDaemonOverhead`), one group.
+///
 /// Mirrors karpenter `scheduler.go` `buildDaemonOverheadGroups` and `isDaemonPodCompatible`.
 fn daemon_overhead_groups(
     cluster: &Cluster<'_>,
@@ -200,6 +207,7 @@ fn daemon_overhead_groups(
     types: &[&InstanceType],
 ) -> (Vec<DaemonGroup>, HashMap<String, usize>) {
     let sizing = pod::Sizing::of(cluster.rules());
+    let per_type = cluster.rules().has(Rule::DaemonOverheadPerInstanceType);
     // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
     let admitted: Vec<Vec<Requirements>> = daemons
         .iter()
@@ -216,8 +224,9 @@ fn daemon_overhead_groups(
     let mut by_members: HashMap<Vec<usize>, usize> = HashMap::default();
     let mut group_of = HashMap::default();
     for it in types {
-        let members: Vec<usize> =
-            (0..daemons.len()).filter(|&d| admitted[d].iter().any(|r| instance_type_intersects(it, r))).collect();
+        let members: Vec<usize> = (0..daemons.len())
+            .filter(|&d| admitted[d].iter().any(|r| !per_type || instance_type_intersects(it, r)))
+            .collect();
         let g = *by_members.entry(members).or_insert_with_key(|members| {
             let mut group = DaemonGroup::default();
             for &d in members {
