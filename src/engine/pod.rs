@@ -195,7 +195,7 @@ pub(crate) fn requests(pod: &Pod, sizing: Sizing) -> Resources {
     let mut init_peak = Resources::new();
     let mut sidecars = Resources::new();
     for c in &pod.spec.init_containers {
-        let sidecar = c.restart_policy.as_deref() == Some("Always");
+        let sidecar = c.is_sidecar();
         let r = container_requests(c, sidecar);
         if sidecar {
             add(&mut sidecars, &r);

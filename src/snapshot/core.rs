@@ -282,6 +282,14 @@ pub struct ActuatedResources {
     pub requests: ResourceList,
 }
 
+impl Container {
+    /// Whether this init container is a sidecar (`restartPolicy: Always`): it keeps running
+    /// beside the containers, so it counts with them.
+    pub fn is_sidecar(&self) -> bool {
+        self.restart_policy.as_deref() == Some("Always")
+    }
+}
+
 impl Pod {
     /// The status entry of the container named `name` (init containers' entries last, as
     /// component-helpers' `AggregateContainerRequests` indexes them).
@@ -311,7 +319,7 @@ impl Pod {
         let sizes = |status: &ContainerStatus, containers: &[Container], sidecars_only: bool| {
             let Some(actuated) = &status.resources else { return false };
             let Some(c) = containers.iter().find(|c| c.name == status.name) else { return false };
-            if sidecars_only && c.restart_policy.as_deref() != Some("Always") {
+            if sidecars_only && !c.is_sidecar() {
                 return false;
             }
             let spec_of = |k: &str| c.resources.requests.get(k).or_else(|| c.resources.limits.get(k)).copied();
