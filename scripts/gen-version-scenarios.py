@@ -700,3 +700,121 @@ write("template-registered-initialized",
                   "handle DaemonSet resources with Node Affinity for karpenter.sh/initialized and karpenter.sh/registered\"): "
                   "agent's 1500m counts on every type, web-a fits no m5.large and the m5.xlarge is not cheaper: no command",
                   {"commands": []})})
+
+
+def initializing(name, itype, taint):
+    """A node launched by an earlier command, registered but not initialized: no
+    karpenter.sh/initialized label, Initialized Unknown on its NodeClaim, not Ready, `taint` on it."""
+    k8s_node, claim = node(name, itype, consolidatable=False)
+    for obj in (k8s_node, claim):
+        obj["metadata"]["labels"] = {k: v for k, v in obj["metadata"]["labels"].items() if k != "karpenter.sh/initialized"}
+    k8s_node["spec"]["taints"] = [taint]
+    k8s_node["status"]["conditions"] = [{"type": "Ready", "status": "False", "lastTransitionTime": T0}]
+    claim["status"]["conditions"] = [cond("Launched"), cond("Registered"),
+                                     {**cond("Initialized", status="Unknown"), "reason": "KnownEphemeralTaintsExist"},
+                                     cond("Ready", status="Unknown")]
+    return [k8s_node, claim]
+
+
+EPHEMERAL_SETUP = ("node-a (m5.xlarge, $0.192/h) runs web-a (500m, no tolerations); node-n (m5.xlarge) was launched "
+                   "by an earlier command, is registered but not initialized, and carries ")
+UNINITIALIZED = (f"{K}@%s pkg/controllers/disruption/helpers.go:%d SimulateScheduling turns a pod placed on an "
+                 "uninitialized node into a pod error (\"would schedule against uninitialized\"), so no command")
+REPLACED = ("the taint is not a known ephemeral one, so statenode.go StateNode.Taints keeps it and web-a cannot go to "
+            "node-n: it needs a new NodeClaim, and consolidation.go computeConsolidation replaces node-a with an "
+            "m5.small ($0.025/h < $0.192/h)")
+
+# #2265: node.kubernetes.io/not-ready:NoExecute is ephemeral from v1.7.0.
+write("ephemeral-not-ready",
+      ["own-version-ephemeral-not-ready: #2265 not-ready:NoExecute is a known ephemeral taint (v1.7.0)",
+       EPHEMERAL_SETUP + "node.kubernetes.io/not-ready:NoExecute (web-a has no default toleration for it)"],
+      [node_pool("default")] + node("node-a", "m5.xlarge")
+      + initializing("node-n", "m5.xlarge", {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"})
+      + [pod("web-a", "node-a")],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.6.4": (f"{K}@v1.6.4 pkg/scheduling/taints.go:36 KnownEphemeralTaints holds not-ready with NoSchedule only: "
+                 + REPLACED,
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.7.0": (f"{K}@v1.7.0 pkg/scheduling/taints.go:36 KnownEphemeralTaints adds not-ready:NoExecute (#2265), so "
+                 "pkg/controllers/state/statenode.go StateNode.Taints leaves it out while node-n is uninitialized and "
+                 "web-a goes to node-n; " + UNINITIALIZED % ("v1.7.0", 127),
+                 {"commands": [],
+                  "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "UninitializedDestination"}]}}})})
+
+# #3025: readiness.k8s.io/ taints are ephemeral from v1.13.0.
+write("ephemeral-readiness",
+      ["own-version-ephemeral-readiness: #3025 readiness.k8s.io/ taints are known ephemeral taints (v1.13.0)",
+       EPHEMERAL_SETUP + "readiness.k8s.io/network-ready=pending:NoSchedule (the Node Readiness Controller's)"],
+      [node_pool("default")] + node("node-a", "m5.xlarge")
+      + initializing("node-n", "m5.xlarge",
+                     {"key": "readiness.k8s.io/network-ready", "value": "pending", "effect": "NoSchedule"})
+      + [pod("web-a", "node-a")],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.12.1": (f"{K}@v1.12.1 pkg/scheduling/taints.go:37 KnownEphemeralTaints has no readiness.k8s.io/ entry and "
+                  "there is no prefix list: " + REPLACED,
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.13.0": (f"{K}@v1.13.0 pkg/scheduling/taints.go:49 KnownEphemeralTaintKeyPrefixes holds readiness.k8s.io/ "
+                  "(#3025) and :57 IsKnownEphemeralTaint matches by prefix, so statenode.go StateNode.Taints leaves it "
+                  "out while node-n is uninitialized and web-a goes to node-n; " + UNINITIALIZED % ("v1.13.0", 126),
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "UninitializedDestination"}]}}})})
+
+
+def write_from(name, header, scenario, expectations):
+    """Like `write`, on the snapshot of an existing scenario folder (an upstream test's shape)."""
+    with open(f"tests/scenarios/{scenario}/snapshot.yaml") as f:
+        text = "".join(f"# {line}\n" for line in header) + f"# snapshot of tests/scenarios/{scenario}\n" + f.read()
+    for version, (source, expect) in expectations.items():
+        folder = f"tests/scenarios/own-version-{name}-v{version}"
+        os.makedirs(folder, exist_ok=True)
+        with open(f"{folder}/snapshot.yaml", "w") as f:
+            f.write(text)
+        spec = {"source": source, "args": ["--karpenter-version", version, "plan"], "expect": expect}
+        with open(f"{folder}/expect.json", "w") as f:
+            f.write(json.dumps(spec, indent=1) + "\n")
+
+
+VT = "pkg/controllers/provisioning/scheduling/volumetopology.go"
+PENDING_PROBE = ("the candidate cand's pod p fits the existing node dest; the pending pod q does not tolerate dest's "
+                 "taint, so a q kept by provisioner.go GetPendingPods needs a new NodeClaim")
+KEPT = ("so GetPendingPods keeps q and disruption/helpers.go SimulateScheduling places it: " + PENDING_PROBE
+        + ", and consolidation.go computeConsolidation replaces cand")
+DROPPED = "so GetPendingPods drops q, p fits dest and cand is deleted"
+REPLACE_CAND = {"commands": [{"decision": "replace", "candidates": ["cand"]}]}
+DELETE_CAND = {"commands": [{"decision": "delete", "candidates": ["cand"]}]}
+
+for cluster, scenario, pr, what, before_tag, before_line, after_tag, after_line in [
+    ("immediate-unbound-claim", "upstream-scheduling-pending-unbound-immediate-pvc", 2415,
+     "q's claim is unbound and its StorageClass binds Immediate", "v1.6.4", 171, "v1.7.0", 201),
+    ("deleting-claim", "upstream-scheduling-pending-deleting-pvc", 2488,
+     "q's claim has a deletionTimestamp", "v1.6.4", 153, "v1.7.0", 174),
+    ("lost-claim", "upstream-scheduling-pending-lost-pvc", 2488,
+     "q's claim is in phase Lost", "v1.6.4", 153, "v1.7.0", 177),
+    ("bind-completed", "upstream-scheduling-pending-pvc-without-bind-completed", 2487,
+     "q's claim names a volume but has no pv.kubernetes.io/bind-completed annotation", "v1.6.4", 164, "v1.7.0", 188),
+    ("deleting-volume", "upstream-scheduling-pending-deleting-pv", 2851,
+     "q's claim is bound to a PersistentVolume with a deletionTimestamp", "v1.9.1", 202, "v1.10.0", 223),
+]:
+    write_from(cluster, [f"own-version-{cluster}: #{pr} {what}: Provisioner.Validate ignores the pending pod from "
+                         f"{after_tag}", PENDING_PROBE], scenario,
+               {before_tag[1:]: (f"{K}@{before_tag} {VT}:{before_line} ValidatePersistentVolumeClaims does not check "
+                                 f"this ({what}), " + KEPT, REPLACE_CAND),
+                after_tag[1:]: (f"{K}@{after_tag} {VT}:{after_line} ValidatePersistentVolumeClaims (#{pr}) rejects q "
+                                f"({what}), " + DROPPED, DELETE_CAND)})
+
+FIRST_TERM = ("only the first is read (\"Terms are ORed, only use the first term\"), so db needs zone-a, where the "
+              "only node is the candidate node-x: a new zone-a NodeClaim, cheaper than node-x, and "
+              "consolidation.go computeConsolidation replaces node-x")
+EVERY_TERM = "every entry is an alternative and the zone-b one lets db move to node-b: node-x is deleted"
+for cluster, scenario, function, line_before, line_after, what in [
+    ("volume-node-affinity-terms", "own-pv-node-affinity-any-term", "getPersistentVolumeRequirements", 136, 217,
+     "db's PersistentVolume has two required node-selector terms, zone-a and zone-b"),
+    ("class-allowed-topologies", "own-storage-class-any-allowed-topology", "getStorageClassRequirements", 115, 153,
+     "db's claim is unbound and its StorageClass allows zone-a or zone-b (two allowedTopologies entries)"),
+]:
+    write_from(cluster, [f"own-version-{cluster}: #2743 every volume topology term is an alternative (v1.12.1, v1.13.0)",
+                         what], scenario,
+               {"1.12.0": (f"{K}@v1.12.0 {VT}:{line_before} {function}: {what}; " + FIRST_TERM,
+                           {"commands": [{"decision": "replace", "candidates": ["node-x"]}]}),
+                "1.12.1": (f"{K}@v1.12.1 {VT} GetRequirements:65 and {function} (#2743, backport 10bf73d60): {what}; "
+                           + EVERY_TERM, {"commands": [{"decision": "delete", "candidates": ["node-x"]}]})})

@@ -78,6 +78,13 @@ pub const BUILD_DAEMON_OVERHEAD_GROUPS: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "buildDaemonOverheadGroups");
 pub const NEW_NODE_CLAIM_TEMPLATE: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go", "NewNodeClaimTemplate");
+pub const KNOWN_EPHEMERAL_TAINTS: Upstream = karpenter("pkg/scheduling/taints.go", "IsKnownEphemeralTaint");
+pub const VALIDATE_PERSISTENT_VOLUME_CLAIMS: Upstream = karpenter(
+    "pkg/controllers/provisioning/scheduling/volumetopology.go",
+    "VolumeTopology.ValidatePersistentVolumeClaims",
+);
+pub const VOLUME_TOPOLOGY_REQUIREMENTS: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/volumetopology.go", "VolumeTopology.GetRequirements");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

@@ -13,7 +13,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::state::State;
 use crate::engine::labels::{CAPACITY_TYPE, HOSTNAME, INITIALIZED, INSTANCE_TYPE, NODEPOOL, REGISTERED, ZONE};
 use crate::engine::method::Replacement;
-use crate::engine::scheduling::taints::{is_ephemeral_taint, lifted_at_initialization};
+use crate::engine::scheduling::taints::{lifted_at_initialization, EphemeralTaints};
 use crate::engine::scheduling::{allocatable, offering_compatible, NewClaim};
 use crate::snapshot::{is_true, Condition, InstanceType, Node, NodeClaim, Offering, Snapshot, StringMap};
 
@@ -297,7 +297,7 @@ fn still_waiting_on(node: &Node, claim: &NodeClaim) -> String {
         return "its Node is not Ready".to_owned();
     }
     let startup = node.spec.taints.iter().find(|t| claim.spec.startup_taints.contains(t));
-    if let Some(t) = startup.or_else(|| node.spec.taints.iter().find(|t| is_ephemeral_taint(t))) {
+    if let Some(t) = startup.or_else(|| node.spec.taints.iter().find(|t| EphemeralTaints::NEWEST.contains(t))) {
         return format!("its Node still has the taint {}:{}", t.key, t.effect);
     }
     let said = claim.status.conditions.iter().find(|c| c.type_ == "Initialized").map(|c| {
@@ -339,7 +339,7 @@ pub(crate) fn initialize_node(snapshot: &mut Snapshot, name: &str, at: Timestamp
         .unwrap_or_default();
     if let Some(node) = snapshot.nodes.iter_mut().find(|n| n.metadata.name == name) {
         node.metadata.labels.insert(INITIALIZED.into(), "true".into());
-        node.spec.taints.retain(|t| !lifted_at_initialization(t, &startup));
+        node.spec.taints.retain(|t| !lifted_at_initialization(t, &startup, EphemeralTaints::NEWEST));
         node.status.conditions.retain(|c| c.type_ != "Ready");
         node.status.conditions.push(condition("Ready", "True", at));
     }

@@ -109,6 +109,27 @@ pub enum Rule {
     /// `In [true]`, so pods and DaemonSets selecting on them count on a new NodeClaim; before,
     /// such a requirement was incompatible with the template.
     TemplateRegisteredInitialized,
+    /// `node.kubernetes.io/not-ready:NoExecute` on an uninitialized managed node is a known
+    /// ephemeral taint, so the simulation looks past it; before, only `not-ready:NoSchedule` was,
+    /// and a pod not tolerating the NoExecute one could not go there.
+    NotReadyNoExecuteEphemeral,
+    /// Taints keyed `readiness.k8s.io/…` (the Node Readiness Controller's) on an uninitialized
+    /// managed node are known ephemeral taints; before, they kept pods off the node.
+    ReadinessTaintsEphemeral,
+    /// A pending pod whose claim is unbound on an `Immediate` StorageClass is ignored (it needs
+    /// no capacity); before, it was kept and pinned to the class's first allowed topology.
+    ImmediateUnboundClaimIgnored,
+    /// A pending pod whose claim names a volume without `pv.kubernetes.io/bind-completed` is
+    /// ignored; before, an existing volume was enough.
+    BindCompletedRequired,
+    /// A pending pod whose claim is being deleted or `Lost` is ignored; before, neither counted.
+    DeletingOrLostClaimIgnored,
+    /// A pending pod whose bound PersistentVolume is being deleted is ignored; before, the
+    /// volume only had to exist.
+    DeletingVolumeIgnored,
+    /// Every node-selector term of a PersistentVolume and every `allowedTopologies` entry of a
+    /// StorageClass is an alternative placement; before, only the first of each counted.
+    VolumeTopologyAlternatives,
 }
 
 /// One row of the table.
@@ -154,7 +175,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 25] = [
+pub const RULES: [RuleRow; 32] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -380,6 +401,69 @@ pub const RULES: [RuleRow; 25] = [
         since: v(1, 14, 0),
         backported_to: &[],
         before: "a pod or DaemonSet requiring karpenter.sh/registered or karpenter.sh/initialized did not fit a new NodeClaim",
+    },
+    RuleRow {
+        rule: Rule::NotReadyNoExecuteEphemeral,
+        field: "notReadyNoExecuteEphemeral",
+        pr: 2265,
+        upstream: upstream::KNOWN_EPHEMERAL_TAINTS,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "node.kubernetes.io/not-ready:NoExecute on an initializing node kept pods that do not tolerate it off the node",
+    },
+    RuleRow {
+        rule: Rule::ReadinessTaintsEphemeral,
+        field: "readinessTaintsEphemeral",
+        pr: 3025,
+        upstream: upstream::KNOWN_EPHEMERAL_TAINTS,
+        since: v(1, 13, 0),
+        backported_to: &[],
+        before: "readiness.k8s.io/ taints on an initializing node kept pods that do not tolerate them off the node",
+    },
+    RuleRow {
+        rule: Rule::ImmediateUnboundClaimIgnored,
+        field: "immediateUnboundClaimIgnored",
+        pr: 2415,
+        upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a pending pod with an unbound claim of an Immediate StorageClass still asked for capacity",
+    },
+    RuleRow {
+        rule: Rule::BindCompletedRequired,
+        field: "bindCompletedRequired",
+        pr: 2487,
+        upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a pending pod whose claim names an existing volume asked for capacity, bind-completed or not",
+    },
+    RuleRow {
+        rule: Rule::DeletingOrLostClaimIgnored,
+        field: "deletingOrLostClaimIgnored",
+        pr: 2488,
+        upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
+        since: v(1, 7, 0),
+        backported_to: &[],
+        before: "a pending pod whose claim is being deleted or Lost still asked for capacity",
+    },
+    RuleRow {
+        rule: Rule::DeletingVolumeIgnored,
+        field: "deletingVolumeIgnored",
+        pr: 2851,
+        upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
+        since: v(1, 10, 0),
+        backported_to: &[],
+        before: "a pending pod whose bound PersistentVolume is being deleted still asked for capacity",
+    },
+    RuleRow {
+        rule: Rule::VolumeTopologyAlternatives,
+        field: "volumeTopologyAlternatives",
+        pr: 2743,
+        upstream: upstream::VOLUME_TOPOLOGY_REQUIREMENTS,
+        since: v(1, 13, 0),
+        backported_to: &[v(1, 12, 1)],
+        before: "only a PersistentVolume's first node-selector term and a StorageClass's first allowedTopologies entry placed a pod",
     },
 ];
 

@@ -12,6 +12,7 @@
 use super::volume_topology::ClaimSource;
 use crate::engine::labels::NODEPOOL;
 use crate::engine::state::Cluster;
+use crate::rules::Rule;
 use crate::snapshot::Pod;
 
 /// `pv.kubernetes.io/bind-completed`: without it kube-scheduler treats a claim as unbound.
@@ -45,6 +46,9 @@ fn avoids_karpenter(pod: &Pod) -> Option<String> {
 fn claim_rejection(pod: &Pod, cluster: &Cluster<'_>) -> Option<String> {
     let snapshot = cluster.snapshot;
     let unread = |kind: &str| snapshot.info.unread.iter().any(|u| u.kind == kind);
+    // The checks of #2415, #2487, #2488 (v1.7.0) and #2851 (v1.10.0); before them only a missing
+    // claim, volume or class, or an unbound claim without a class, ruled a pod out.
+    let has = |rule: Rule| cluster.rules().has(rule);
     for volume in &pod.spec.volumes {
         if volume.persistent_volume_claim.is_none() && volume.ephemeral.is_none() {
             continue;
@@ -57,22 +61,24 @@ fn claim_rejection(pod: &Pod, cluster: &Cluster<'_>) -> Option<String> {
             _ => return Some(format!("persistentvolumeclaim of volume \"{}\" not found", volume.name)),
         };
         let name = &pvc.metadata.name;
-        if pvc.metadata.deletion_timestamp.is_some() {
-            return Some(format!("persistentvolumeclaim \"{name}\" is being deleted"));
-        }
-        if pvc.status.phase.as_deref() == Some("Lost") {
-            return Some(format!("persistentvolumeclaim \"{name}\" bound to non-existent persistentvolume"));
+        if has(Rule::DeletingOrLostClaimIgnored) {
+            if pvc.metadata.deletion_timestamp.is_some() {
+                return Some(format!("persistentvolumeclaim \"{name}\" is being deleted"));
+            }
+            if pvc.status.phase.as_deref() == Some("Lost") {
+                return Some(format!("persistentvolumeclaim \"{name}\" bound to non-existent persistentvolume"));
+            }
         }
         if let Some(bound) = pvc.spec.volume_name.as_deref().filter(|v| !v.is_empty()) {
             match cluster.volumes.volume(bound) {
                 None if unread("PersistentVolume") => {}
                 None => return Some(format!("persistentvolume \"{bound}\" of claim \"{name}\" not found")),
-                Some(pv) if pv.metadata.deletion_timestamp.is_some() => {
+                Some(pv) if pv.metadata.deletion_timestamp.is_some() && has(Rule::DeletingVolumeIgnored) => {
                     return Some(format!("persistentvolume \"{bound}\" of claim \"{name}\" is being deleted"));
                 }
                 Some(_) => {}
             }
-            if !pvc.metadata.annotations.contains_key(BIND_COMPLETED) {
+            if has(Rule::BindCompletedRequired) && !pvc.metadata.annotations.contains_key(BIND_COMPLETED) {
                 return Some(format!("pvc \"{name}\" is considered unbound: no {BIND_COMPLETED} annotation"));
             }
             continue;
@@ -84,7 +90,10 @@ fn claim_rejection(pod: &Pod, cluster: &Cluster<'_>) -> Option<String> {
         match cluster.volumes.class(class) {
             None if unread("StorageClass") => {}
             None => return Some(format!("storage class \"{class}\" of unbound pvc \"{name}\" not found")),
-            Some(sc) if sc.volume_binding_mode.as_deref() == Some("Immediate") => {
+            Some(sc)
+                if sc.volume_binding_mode.as_deref() == Some("Immediate")
+                    && has(Rule::ImmediateUnboundClaimIgnored) =>
+            {
                 return Some(format!("pvc \"{name}\" with immediate volume binding mode must be bound"));
             }
             Some(_) => {}

@@ -40,6 +40,9 @@ pub struct VolumeIndex<'a> {
     classes: HashMap<&'a str, &'a StorageClass>,
     /// CSINodes by node name (attach limits, `volume_usage.rs`).
     csi_nodes: HashMap<&'a str, &'a CsiNode>,
+    /// Every PV term and `allowedTopologies` entry is an alternative (#2743, v1.12.1 and
+    /// v1.13.0 on); before, only the first of each, all volumes ANDed into one set.
+    every_term: bool,
 }
 
 /// Where a pod volume's storage comes from.
@@ -60,7 +63,8 @@ impl<'a> VolumeIndex<'a> {
         let volumes = snapshot.pvs.iter().map(|pv| (pv.metadata.name.as_str(), pv)).collect();
         let classes = snapshot.storage_classes.iter().map(|sc| (sc.metadata.name.as_str(), sc)).collect();
         let csi_nodes = snapshot.csi_nodes.iter().map(|c| (c.metadata.name.as_str(), c)).collect();
-        VolumeIndex { claims, volumes, classes, csi_nodes }
+        let every_term = snapshot.info.rules.has(crate::rules::Rule::VolumeTopologyAlternatives);
+        VolumeIndex { claims, volumes, classes, csi_nodes, every_term }
     }
 
     /// `GetPersistentVolumeClaim`: the claim a pod volume uses; `None` for volumes without one
@@ -119,24 +123,35 @@ impl<'a> VolumeIndex<'a> {
             None => return Vec::new(),
             Some(ClaimSource::Claim(pvc)) => {
                 if let Some(bound) = pvc.spec.volume_name.as_deref().filter(|n| !n.is_empty()) {
-                    return self.volume(bound).map(persistent_volume_alternatives).unwrap_or_default();
+                    let every_term = self.every_term;
+                    return self
+                        .volume(bound)
+                        .map(|pv| persistent_volume_alternatives(pv, every_term))
+                        .unwrap_or_default();
                 }
                 pvc.spec.storage_class_name.as_deref()
             }
             Some(ClaimSource::Template(class)) => class,
         };
-        class_name.filter(|n| !n.is_empty()).and_then(|n| self.class(n)).map(class_alternatives).unwrap_or_default()
+        class_name
+            .filter(|n| !n.is_empty())
+            .and_then(|n| self.class(n))
+            .map(|class| class_alternatives(class, self.every_term))
+            .unwrap_or_default()
     }
 }
 
-/// `getPersistentVolumeRequirements`: one alternative per required node-selector term.
-fn persistent_volume_alternatives(pv: &PersistentVolume) -> Vec<Requirements> {
+/// `getPersistentVolumeRequirements`: one alternative per required node-selector term (before
+/// #2743, the first term's only: "terms are ORed, only use the first term").
+fn persistent_volume_alternatives(pv: &PersistentVolume, every_term: bool) -> Vec<Requirements> {
     let Some(required) = pv.spec.node_affinity.as_ref().and_then(|a| a.required.as_ref()) else {
         return Vec::new();
     };
     let node_local = pv.spec.local.is_some() || pv.spec.host_path.is_some();
     let mut out = Vec::new();
-    for term in &required.node_selector_terms {
+    let terms = &required.node_selector_terms;
+    let terms = if every_term { terms.as_slice() } else { &terms[..terms.len().min(1)] };
+    for term in terms {
         let all = term.match_expressions.as_deref().unwrap_or_default();
         let kept: Vec<_> = all.iter().filter(|e| !(node_local && e.key == HOSTNAME)).cloned().collect();
         if node_local && !all.is_empty() && kept.is_empty() {
@@ -149,11 +164,14 @@ fn persistent_volume_alternatives(pv: &PersistentVolume) -> Vec<Requirements> {
     out
 }
 
-/// `getStorageClassRequirements`: one alternative per `allowedTopologies` entry.
-fn class_alternatives(class: &StorageClass) -> Vec<Requirements> {
+/// `getStorageClassRequirements`: one alternative per `allowedTopologies` entry (before #2743,
+/// the first entry's only).
+fn class_alternatives(class: &StorageClass, every_term: bool) -> Vec<Requirements> {
+    let entries = class.allowed_topologies.len();
     class
         .allowed_topologies
         .iter()
+        .take(if every_term { entries } else { 1 })
         .filter_map(|term| {
             let expressions = term.match_label_expressions.as_deref().unwrap_or_default();
             let mut reqs = Requirements::default();

@@ -11,7 +11,10 @@ mod steps;
 use std::borrow::Cow;
 
 use lifted::{classify, lifted, Lifted};
-use steps::{budget_finding, decision_findings, held_pods_simulated, placement_summary, pod_views, waiting, ByStep};
+use steps::{
+    budget_finding, decision_findings, ephemeral_taints_kept, held_pods_simulated, placement_summary, pod_views,
+    waiting, ByStep,
+};
 
 use super::candidate::{consolidatable_blockers, Candidate};
 use super::labels::{CAPACITY_TYPE, INSTANCE_TYPE, ZONE};
@@ -205,6 +208,7 @@ pub(super) fn node_verdict(
         sim.extend(lifted.results.as_deref().and_then(placement_summary));
     }
     sim.extend(lifted.results.as_deref().and_then(|r| held_pods_simulated(ctx.world, r)));
+    sim.extend(lifted.results.as_deref().and_then(|r| ephemeral_taints_kept(ctx.world, r)));
     if !sim.is_empty() {
         let ok = !sim.iter().any(|r| {
             matches!(

@@ -200,6 +200,37 @@ pub(super) fn held_pods_simulated(world: &World<'_, '_>, results: &Results) -> O
     ))
 }
 
+/// Before #2265 (v1.7.0) and #3025 (v1.13.0) fewer taints were known to be ephemeral: an
+/// initializing node that kept such a taint and turned a moved pod away is named in the
+/// simulation step, with the rule that would have looked past the taint.
+pub(super) fn ephemeral_taints_kept(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let known = crate::engine::scheduling::taints::EphemeralTaints::of(world.cluster.rules());
+    let mut notes = Vec::new();
+    for node in world.nodes.iter().filter(|n| !n.initialized) {
+        let prefix = format!("{}: ", node.name);
+        let turned_away = results
+            .moves
+            .iter()
+            .flat_map(|m| &m.rejections)
+            .any(|r| r.starts_with(&prefix) && r.contains("untolerated taint"));
+        if !turned_away {
+            continue;
+        }
+        for taint in node.taints.iter() {
+            let Some(rule) = known.rule_missing_for(taint) else { continue };
+            let why = world.cluster.rules().cite_if_inactive(rule).unwrap_or_default();
+            notes.push(format!(
+                "{} is initializing and keeps its taint {}:{}; looking past it is {why}",
+                node.name, taint.key, taint.effect
+            ));
+        }
+    }
+    if notes.is_empty() {
+        return None;
+    }
+    Some(Reason::new(Code::PodsReschedule, notes.join("; ")).at(upstream::KNOWN_EPHEMERAL_TAINTS))
+}
+
 /// Where each moved pod goes (only `explain` asks).
 pub(super) fn pod_views(results: &Results) -> Vec<PodView> {
     results

@@ -155,7 +155,8 @@ pub(in crate::engine) fn node_parts<'a>(
     let mut node_taints: Vec<Taint> = node.taints().to_vec();
     if !node.initialized() {
         let startup: Vec<Taint> = node.claim.map(|c| c.spec.startup_taints.clone()).unwrap_or_default();
-        node_taints.retain(|t| !taints::lifted_at_initialization(t, &startup));
+        let known = taints::EphemeralTaints::of(cluster.rules());
+        node_taints.retain(|t| !taints::lifted_at_initialization(t, &startup, known));
     }
     if node.cordoned() && !node_taints.iter().any(|t| t.key == "node.kubernetes.io/unschedulable") {
         node_taints.push(Taint {
