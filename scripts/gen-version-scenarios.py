@@ -760,10 +760,12 @@ write("ephemeral-readiness",
                    "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "UninitializedDestination"}]}}})})
 
 
-def write_from(name, header, scenario, expectations):
-    """Like `write`, on the snapshot of an existing scenario folder (an upstream test's shape)."""
+def write_from(name, header, scenario, expectations, drop=()):
+    """Like `write`, on the snapshot of an existing scenario folder (an upstream test's shape),
+    without the lines that start with one of `drop`."""
     with open(f"tests/scenarios/{scenario}/snapshot.yaml") as f:
-        text = "".join(f"# {line}\n" for line in header) + f"# snapshot of tests/scenarios/{scenario}\n" + f.read()
+        kept = "".join(line for line in f if not line.startswith(tuple(drop)))
+        text = "".join(f"# {line}\n" for line in header) + f"# snapshot of tests/scenarios/{scenario}\n" + kept
     for version, (source, expect) in expectations.items():
         folder = f"tests/scenarios/own-version-{name}-v{version}"
         os.makedirs(folder, exist_ok=True)
@@ -818,3 +820,249 @@ for cluster, scenario, function, line_before, line_after, what in [
                            {"commands": [{"decision": "replace", "candidates": ["node-x"]}]}),
                 "1.12.1": (f"{K}@v1.12.1 {VT} GetRequirements:65 and {function} (#2743, backport 10bf73d60): {what}; "
                            + EVERY_TERM, {"commands": [{"decision": "delete", "candidates": ["node-x"]}]})})
+
+
+def with_host_port(p, port):
+    p["spec"]["containers"][0]["ports"] = [{"containerPort": port, "hostPort": port, "protocol": "TCP"}]
+    return p
+
+
+def pending(name, cpu):
+    """An unbound pod kube-scheduler gave up on (PodScheduled=False, Unschedulable): provisionable."""
+    p = pod(name, None, cpu=cpu)
+    del p["spec"]["nodeName"]
+    p["status"] = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                       "reason": "Unschedulable", "lastTransitionTime": T0}]}
+    return p
+
+
+SCHED = "pkg/controllers/provisioning/scheduling"
+# #2102 and #3022: web-a (1 CPU) and the pending web-p (500m) both ask for hostPort 8080; the queue
+# takes web-a first (queue.go byCPUAndMemoryDescending).
+TWO_CLAIMS = ("so disruption/consolidation.go computeConsolidation refuses (\"Can't remove without creating 2 "
+              "candidates\"): no command")
+write("host-ports-per-claim",
+      ["own-version-host-ports-per-claim: host ports of new NodeClaims (#2102 v1.4.0 shared per template, #3022 "
+       "v1.13.0 per claim)",
+       "node-a (m5.xlarge, $0.192/h) runs web-a (1 CPU, hostPort 8080); web-p (500m, hostPort 8080) is pending"],
+      [node_pool("default")] + node("node-a", "m5.xlarge")
+      + [with_host_port(pod("web-a", "node-a", cpu="1"), 8080), with_host_port(pending("web-p", "500m"), 8080)],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.3.5": (f"{K}@v1.3.5 {SCHED}/nodeclaim.go:101 NewNodeClaim gives each new NodeClaim an empty "
+                 "HostPortUsage: web-a opens one, web-p clashes with it (:119) and opens a second, " + TWO_CLAIMS,
+                 {"commands": [],
+                  "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "MultipleReplacementsNeeded"}]}}}),
+       "1.12.1": (f"{K}@v1.12.1 {SCHED}/scheduler.go:624 addToNewNodeClaim hands every NodeClaim of the template "
+                  "the one usage of :795 getDaemonHostPortUsage (#2102), and nodeclaim.go:215 Add records web-a's 8080 "
+                  "in it: web-p clashes with every NodeClaim of the pool (:121) and, pending, is left out "
+                  "(scheduler.go:330 AllNonPendingPodsScheduled); one NodeClaim, cheaper than node-a: "
+                  "singlenodeconsolidation.go replaces node-a",
+                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.13.0": (f"{K}@v1.13.0 {SCHED}/nodeclaim.go:101 NewNodeClaim deep-copies the usage (#3022; suite_test.go:2475 "
+                  "\"should schedule pods with the same host port to different nodes\"): web-p opens a second NodeClaim, "
+                  + TWO_CLAIMS,
+                  {"commands": [],
+                   "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "MultipleReplacementsNeeded"}]}}})})
+
+# #2102: DaemonSet agent (100m, hostPort 9100) runs on node-a; web-p (2 CPUs, hostPort 9100) is pending.
+agent = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+         "metadata": {"name": "agent", "namespace": "default", "uid": "uid-ds-agent"},
+         "spec": {"selector": {"matchLabels": {"ds": "agent"}},
+                  "template": {"metadata": {"labels": {"ds": "agent"}}, "spec": {"containers": [
+                      {"name": "agent", "image": "agent", "resources": {"requests": {"cpu": "100m"}},
+                       "ports": [{"containerPort": 9100, "hostPort": 9100, "protocol": "TCP"}]}]}}}}
+agent_a = pod("agent-node-a", "node-a", cpu="100m", labels={"ds": "agent"})
+agent_a["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                                           "uid": "uid-ds-agent", "controller": True}]
+agent_a["spec"]["containers"] = agent["spec"]["template"]["spec"]["containers"]
+write("daemon-host-ports",
+      ["own-version-daemon-host-ports: #2102 a new NodeClaim holds its DaemonSets' host ports (v1.4.0)",
+       "node-a (m5.xlarge, $0.192/h) runs DaemonSet agent (100m, hostPort 9100) and web-a (1 CPU); web-p (2 CPUs, "
+       "hostPort 9100) is pending"],
+      [node_pool("default"), agent] + node("node-a", "m5.xlarge")
+      + [agent_a, pod("web-a", "node-a", cpu="1"), with_host_port(pending("web-p", "2"), 9100)],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.3.5": (f"{K}@v1.3.5 {SCHED}/nodeclaim.go:101 NewNodeClaim starts from an empty HostPortUsage, so agent's "
+                 "9100 is not checked on new NodeClaims: web-p (2 CPUs) joins web-a's NodeClaim, which with agent's "
+                 "100m needs an m5.xlarge, not cheaper than node-a (consolidation.go computeConsolidation): no command",
+                 {"commands": []}),
+       "1.4.0": (f"{K}@v1.4.0 {SCHED}/scheduler.go getDaemonHostPortUsage (#2102) seeds every new NodeClaim with agent's "
+                 "9100 (provisioning/suite_test.go:837 \"should account for daemonset hostports\"): web-p fits no new "
+                 "NodeClaim and, pending, is left out; web-a and agent fit an m5.large ($0.096/h < $0.192/h): "
+                 "singlenodeconsolidation.go replaces node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+
+def controller(env):
+    """Karpenter's controller Deployment (image pinned by digest alone: the version comes from the flag)."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "karpenter", "namespace": "kube-system", "labels": {"app.kubernetes.io/name": "karpenter"}},
+            "spec": {"template": {"spec": {"containers": [
+                {"name": "controller", "image": "public.ecr.aws/karpenter/controller@sha256:" + "0" * 64,
+                 "env": [{"name": k, "value": v} for k, v in env.items()]}]}}}}
+
+
+OPTIONS = "pkg/operator/options/options.go"
+# #2365: the ReservedCapacity gate defaults on from v1.6.0.
+write_from("reserved-capacity-default",
+           ["own-version-reserved-capacity-default: #2365 the ReservedCapacity feature gate is on by default (v1.6.0)",
+            "node-a is an on-demand 64-cpu-128-mem, whose type also has a reserved offering at a millionth of the price; "
+            "FEATURE_GATES is not set (the upstream test's featureGates line is dropped)"],
+           "upstream-disruption-consolidation-into-reserved-on-demand",
+           {"1.5.5": (f"{K}@v1.5.5 {OPTIONS}:115 the feature-gates default has ReservedCapacity=false (options "
+                      "suite_test.go:94), so provisioning/scheduling/nodeclaim.go:200 offeringsToReserve reserves nothing "
+                      "and the replacement is not pinned to the reservation: consolidation.go:197 "
+                      "RemoveInstanceTypeOptionsByPriceAndMinValues prices it at its worst compatible offering, the "
+                      "on-demand one, which is not cheaper than node-a: no command",
+                      {"commands": []}),
+            "1.6.0": (f"{K}@v1.6.0 {OPTIONS}:125 DefaultFeatureGates has ReservedCapacity=true (#2365; options "
+                      "suite_test.go:98): the replacement reserves the offering and is pinned to it "
+                      "(consolidation_test.go:4714 \"can consolidate into reserved capacity for the same instance pool\"): "
+                      "replace node-a by a reserved 64-cpu-128-mem",
+                      {"commands": [{"decision": "replace", "candidates": ["node-a"],
+                                     "replacements": [{"capacityType": "reserved"}]}]})},
+           drop=("featureGates:",))
+
+# #2299: MIN_VALUES_POLICY from v1.6.0. web-a (3 CPUs) fits m5.xlarge and r9.source only; the pool asks for 3
+# instance types.
+min_values_pool = node_pool("default")
+min_values_pool["spec"]["template"]["spec"]["requirements"].append(
+    {"key": "node.kubernetes.io/instance-type", "operator": "In",
+     "values": ["m5.small", "m5.large", "m5.xlarge", "r9.source"], "minValues": 3})
+write("min-values-policy",
+      ["own-version-min-values-policy: #2299 MIN_VALUES_POLICY exists from v1.6.0",
+       "the controller sets MIN_VALUES_POLICY=BestEffort; the pool asks instance-type minValues 3; node-a (m5.4xlarge, "
+       "$2.00/h) runs web-a (3 CPUs), which only m5.xlarge and r9.source of the pool's types can hold"],
+      [min_values_pool, controller({"MIN_VALUES_POLICY": "BestEffort"})] + node("node-a", "m5.4xlarge")
+      + [pod("web-a", "node-a", cpu="3")],
+      ["m5.small", "m5.large", "m5.xlarge", "m5.4xlarge", "r9.source"],
+      {"1.5.5": (f"{K}@v1.5.5 {OPTIONS} has no MIN_VALUES_POLICY (the env var is not read), and "
+                 "provisioning/scheduling/nodeclaim.go:423 filterInstanceTypesByRequirements empties the options when "
+                 "minValues is missed (2 of 3 types fit web-a): web-a fits nowhere, no command",
+                 {"commands": []}),
+       "1.6.0": (f"{K}@v1.6.0 {OPTIONS}:124 MIN_VALUES_POLICY (#2299) is BestEffort: nodeclaim.go:429 keeps the 2 types "
+                 "and :146 relaxes the claim's minValues to 2, which consolidation.go:197 "
+                 "RemoveInstanceTypeOptionsByPriceAndMinValues meets with both cheaper than $2.00/h "
+                 "(provisioning suite_test.go:2682 \"should schedule even when minValues requirement is not met\"): "
+                 "replace node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+# #2122: PREFERENCE_POLICY from v1.4.0. web-a prefers m5.large; node-h (m5.xlarge, held) has room.
+preferring = pod("web-a", "node-a", cpu="1")
+preferring["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 1, "preference": {"matchExpressions": [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.large"]}]}}]}}
+write("preference-policy",
+      ["own-version-preference-policy: #2122 PREFERENCE_POLICY exists from v1.4.0",
+       "the controller sets PREFERENCE_POLICY=Ignore; node-a (m5.xlarge, $0.192/h) runs web-a (1 CPU), which prefers "
+       "instance type m5.large; node-h (m5.xlarge) is held and has 2 CPUs free"],
+      [node_pool("default"), controller({"PREFERENCE_POLICY": "Ignore"})] + node("node-a", "m5.xlarge")
+      + node("node-h", "m5.xlarge")
+      + [preferring, pod("hold-h", "node-h", cpu="2", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.3.5": (f"{K}@v1.3.5 {OPTIONS} has no PREFERENCE_POLICY, so preferences are respected: "
+                 "pkg/scheduling/requirements.go newPodRequirements makes web-a's preferred term a requirement, node-h "
+                 "(m5.xlarge) does not meet it and a new m5.large NodeClaim does ($0.096/h < $0.192/h): "
+                 "singlenodeconsolidation.go replaces node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.4.0": (f"{K}@v1.4.0 {OPTIONS}:112 PREFERENCE_POLICY (#2122) is Ignore: disruption/helpers.go:98 "
+                 "SimulateScheduling passes IgnorePreferences, so web-a's preference is dropped and it fits node-h "
+                 "(consolidation_test.go \"should consolidate a node through deletion when ignoring preferences\"): "
+                 "delete node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]})})
+
+
+ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
+
+
+def zonal_types(names):
+    """Instance types with an on-demand offering in each of ZONES."""
+    items = []
+    for n in names:
+        cpu, mem, pods, price = TYPES[n]
+        items.append({"name": n, "capacity": {"cpu": cpu, "memory": mem, "pods": pods},
+                      "offerings": [{"zone": z, "capacityType": "on-demand", "price": price} for z in ZONES],
+                      "labels": {"karpenter.k8s.aws/instance-family": "m5"}})
+    return items
+
+
+def in_zones(pool, zones, labels=None, taints=None):
+    spec = pool["spec"]["template"]
+    spec["spec"]["requirements"].append({"key": "topology.kubernetes.io/zone", "operator": "In", "values": zones})
+    if labels:
+        spec["metadata"]["labels"] = labels
+    if taints:
+        spec["spec"]["taints"] = taints
+    return pool
+
+
+def spread_pod(name, node_name, node_selector=None, **policies):
+    p = pod(name, node_name, labels={"app": "web"})
+    p["spec"]["topologySpreadConstraints"] = [dict({"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                                    "whenUnsatisfiable": "DoNotSchedule",
+                                                    "labelSelector": {"matchLabels": {"app": "web"}}}, **policies)]
+    if node_selector:
+        p["spec"]["nodeSelector"] = node_selector
+    return p
+
+
+def labelled(objs, labels):
+    for o in objs:
+        o["metadata"]["labels"].update(labels)
+    return objs
+
+
+TG = f"{K}@%s {SCHED}/%s"
+SPREAD_SETUP = ("node-a (held) and cand, both m5.large in us-east-1a, run web-1 and web-2 (app=web, zone spread "
+                "maxSkew 1); m5.large is the only type, so cand can only be deleted, and only if web-2 fits node-a")
+SKEW_REFUSED = ("us-east-1a holds web-1 and the emptiest domain none: web-2 on node-a (or a new us-east-1a NodeClaim) "
+                "makes a skew of 2 > 1, so web-2 fits nowhere: no command")
+SKEW_OK = "the only domain is us-east-1a, whose count 1 is the minimum: web-2 on node-a makes a skew of 1: delete cand"
+DELETE_CAND_SINGLE = {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["cand"]}]}
+
+# #852: nodeTaintsPolicy read from v1.3.0. Pool batch (us-east-1b) is tainted; the pods do not tolerate it.
+write("spread-taints-policy",
+      ["own-version-spread-taints-policy: #852 spreads read nodeTaintsPolicy (v1.3.0)",
+       "pool default offers us-east-1a; pool batch offers us-east-1b and is tainted dedicated=batch:NoSchedule; "
+       "the spread says nodeTaintsPolicy: Honor; " + SPREAD_SETUP],
+      [in_zones(node_pool("default"), ["us-east-1a"]),
+       in_zones(node_pool("batch"), ["us-east-1b"], taints=[{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}])]
+      + node("node-a", "m5.large", consolidatable=False) + node("cand", "m5.large")
+      + [spread_pod("web-1", "node-a", nodeTaintsPolicy="Honor"), spread_pod("web-2", "cand", nodeTaintsPolicy="Honor")],
+      [], {"1.2.5": (TG % ("v1.2.5", "topologynodefilter.go:33") + " MakeTopologyNodeFilter takes the pod alone (no "
+                     "taint policy), and provisioner.go:251 NewScheduler seeds every NodePool's zones, batch's "
+                     "us-east-1b included: " + SKEW_REFUSED, {"commands": []}),
+                     "1.3.0": (TG % ("v1.3.0", "topologygroup.go:87") + " NewTopologyGroup reads nodeTaintsPolicy "
+                               "(#852), and topologydomaingroup.go:56 ForEachDomain leaves out batch's us-east-1b, "
+                               "whose taint web-2 does not tolerate (topology_test.go:1395 \"…discovered from the "
+                               "nodepool (NodeTaintsPolicy=honor)\"): " + SKEW_OK, DELETE_CAND_SINGLE)},
+      extra_types=zonal_types(["m5.large"]))
+
+# #2639 (v1.8.1 only) and #2671 (v1.11.0 only): pool x (team=x, us-east-1a), pool y (team=y, us-east-1b/c);
+# the pods select team=x.
+team_x = {"team": "x"}
+write("spread-domain-filter",
+      ["own-version-spread-domain-filter: #2639 (v1.8.1 only) and #2671 (v1.11.0 only) filter a spread's domains "
+       "by the pod's node affinity",
+       "pool x (label team=x) offers us-east-1a, pool y (label team=y) us-east-1b and us-east-1c; the pods select "
+       "team=x (nodeAffinityPolicy defaults to Honor); " + SPREAD_SETUP],
+      [in_zones(node_pool("x"), ["us-east-1a"], labels=team_x),
+       in_zones(node_pool("y"), ["us-east-1b", "us-east-1c"], labels={"team": "y"})]
+      + labelled(node("node-a", "m5.large", pool="x", consolidatable=False), team_x)
+      + labelled(node("cand", "m5.large", pool="x"), team_x)
+      + [spread_pod("web-1", "node-a", node_selector=team_x), spread_pod("web-2", "cand", node_selector=team_x)],
+      [], {"1.8.0": (TG % ("v1.8.0", "topologydomaingroup.go:56") + " ForEachDomain filters the pools' zones by "
+                     "taints only, so y's us-east-1b and us-east-1c count: " + SKEW_REFUSED, {"commands": []}),
+           "1.8.1": (TG % ("v1.8.1", "topologydomaingroup.go:74") + " matches (#2639) keeps a zone only when a "
+                     "requirement set that produced it is compatible with web-2's team=x: y's (team In [y]) are not "
+                     "(topology_test.go:1689 \"should ignore domains from incompatible NodePools when honoring node "
+                     "affinity\"): " + SKEW_OK, DELETE_CAND_SINGLE),
+           "1.8.2": (TG % ("v1.8.2", "topologydomaingroup.go") + " is v1.8.0's again (#2791 reverts #2639): "
+                     + SKEW_REFUSED, {"commands": []}),
+           "1.11.0": (TG % ("v1.11.0", "topologydomaingroup.go:109") + " isDomainCompatible (#2671) keeps a pool's "
+                      "zones only when its requirements are compatible with web-2's team=x: y's are not "
+                      "(topology_test.go:2022 \"should only consider zones from NodePool matching pod's "
+                      "nodeSelector\"): " + SKEW_OK, DELETE_CAND_SINGLE),
+           "1.11.1": (TG % ("v1.11.1", "topologydomaingroup.go") + " is the v1.3.0 one again (#2957 reverts #2671): "
+                      + SKEW_REFUSED, {"commands": []})},
+      extra_types=zonal_types(["m5.large"]))

@@ -89,6 +89,7 @@ pub(crate) fn resolve_settings(
     let resolved = select::select(&mut snapshot.info)
         .map_err(|r| Failure::from(Error::UnsupportedKarpenter { version: r.version, from: r.from }))?;
     warnings.extend(resolved.warnings.iter().cloned());
+    warnings.extend(settings::apply_version(&mut snapshot.info));
     warnings.extend(crate::rules::crd::warnings(snapshot, &snapshot.info.rules));
     Ok((warnings, resolved))
 }

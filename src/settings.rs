@@ -27,8 +27,63 @@ const DEFAULTS: [(&str, &str); 6] = [
     ("RESERVED_ENIS", "0"),
 ];
 
-/// Where a setting at its v1.14 default says it came from.
-pub(crate) const DEFAULT_SOURCE_NAME: &str = DEFAULT_SOURCE;
+/// Whether a setting's source says it is the replayed version's default.
+pub(crate) fn is_default_source(source: &str) -> bool {
+    source.starts_with("default (Karpenter ")
+}
+
+/// Applies what the resolved version has (stage 2, after the version is chosen): a setting it
+/// does not have is ignored, as that controller never reads the env var (an explicit one keeps
+/// its value, marked ignored, with a warning; a default one is dropped), `FEATURE_GATES` at its
+/// default becomes that version's default string, and a gate it does not have is ignored with a
+/// warning when set on. The engine reads both through `rules::options`, so this is what the
+/// report shows and warns about.
+pub(crate) fn apply_version(info: &mut crate::snapshot::SnapshotInfo) -> Vec<String> {
+    use crate::rules::options::{self, VERSIONED_SETTINGS};
+    let rules = info.rules.clone();
+    let version = rules.version;
+    let mut warnings = Vec::new();
+    for versioned in VERSIONED_SETTINGS.iter().filter(|s| !rules.has(s.rule)) {
+        let Some(setting) = info.settings.get_mut(versioned.name) else { continue };
+        if is_default_source(&setting.source) {
+            info.settings.remove(versioned.name);
+            continue;
+        }
+        let row = crate::rules::row(versioned.rule);
+        warnings.push(format!(
+            "{}={} (from {}) is ignored: Karpenter {version} has no {} (added in {} by #{}), so the replay follows {}={}",
+            versioned.name,
+            crate::echo::capped(&setting.value),
+            setting.source,
+            versioned.name,
+            row.since,
+            row.pr,
+            versioned.name,
+            versioned.implied
+        ));
+        setting.source = format!("{}; ignored: Karpenter {version} has no {}", setting.source, versioned.name);
+    }
+    if let Some(gates) = info.settings.get_mut("FEATURE_GATES").filter(|s| is_default_source(&s.source)) {
+        // Said the same way whichever version wrote the snapshot: v1.14's string under v1.14's
+        // source, another version's under its own.
+        let default = options::default_feature_gates(&rules);
+        let newest = DEFAULTS.iter().find(|(name, _)| *name == "FEATURE_GATES").map(|(_, v)| *v);
+        gates.source = if Some(default.as_str()) == newest {
+            DEFAULT_SOURCE.to_owned()
+        } else {
+            format!("default (Karpenter {version})")
+        };
+        gates.value = default;
+    }
+    for (gate, _) in info.feature_gates.iter().filter(|(g, on)| **on && options::gate_default(&rules, g).is_none()) {
+        let since = options::gate_since(gate)
+            .map_or_else(|| "no Karpenter release".to_owned(), |minor| format!("v1.{minor}.0"));
+        warnings.push(format!(
+            "FEATURE_GATES {gate}=true is ignored: Karpenter {version} has no {gate} gate (it is in {since} on)"
+        ));
+    }
+    warnings
+}
 
 /// Resolves every setting into `snapshot.info.settings` (flags first, `version` included),
 /// applies `FEATURE_GATES`, and returns the warnings (a refused value).

@@ -85,6 +85,15 @@ pub const VALIDATE_PERSISTENT_VOLUME_CLAIMS: Upstream = karpenter(
 );
 pub const VOLUME_TOPOLOGY_REQUIREMENTS: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/volumetopology.go", "VolumeTopology.GetRequirements");
+pub const GET_DAEMON_HOST_PORT_USAGE: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "getDaemonHostPortUsage");
+pub const NEW_NODE_CLAIM: Upstream = karpenter("pkg/controllers/provisioning/scheduling/nodeclaim.go", "NewNodeClaim");
+pub const OPTIONS_ADD_FLAGS: Upstream = karpenter("pkg/operator/options/options.go", "Options.AddFlags");
+pub const DEFAULT_FEATURE_GATES: Upstream = karpenter("pkg/operator/options/options.go", "DefaultFeatureGates");
+pub const MAKE_TOPOLOGY_NODE_FILTER: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/topologynodefilter.go", "MakeTopologyNodeFilter");
+pub const TOPOLOGY_DOMAIN_GROUP_FOR_EACH: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/topologydomaingroup.go", "TopologyDomainGroup.ForEachDomain");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

@@ -100,7 +100,7 @@ impl Assumed {
         let view = |s: &crate::snapshot::Setting| AssumedSetting {
             value: s.value.clone(),
             source: s.source.clone(),
-            default: s.source == crate::settings::DEFAULT_SOURCE_NAME,
+            default: crate::settings::is_default_source(&s.source),
         };
         let version = crate::snapshot::controller::VERSION;
         Assumed {

@@ -9,6 +9,7 @@
 //! rule. Pure.
 
 pub(crate) mod crd;
+pub mod options;
 pub(crate) mod select;
 pub mod version;
 
@@ -130,6 +131,35 @@ pub enum Rule {
     /// Every node-selector term of a PersistentVolume and every `allowedTopologies` entry of a
     /// StorageClass is an alternative placement; before, only the first of each counted.
     VolumeTopologyAlternatives,
+    /// A new NodeClaim's host ports start with those of the DaemonSets its template admits, so
+    /// a pod asking for a DaemonSet's port cannot open one; before, a new NodeClaim checked the
+    /// ports of its own pods only.
+    DaemonHostPortsOnNewClaims,
+    /// Each new NodeClaim has its own host-port usage; before (from #2102), every NodeClaim of
+    /// one template shared one, so a port taken on one was taken on all of them.
+    HostPortsPerNewClaim,
+    /// `PREFERENCE_POLICY` exists (`Ignore` drops preferences from the simulation); before,
+    /// preferences were always respected and the env var was not read.
+    PreferencePolicySetting,
+    /// `MIN_VALUES_POLICY` exists (`BestEffort` relaxes minValues in the simulation); before,
+    /// minValues was always strict and the env var was not read.
+    MinValuesPolicySetting,
+    /// The `ReservedCapacity` feature gate is on unless `FEATURE_GATES` turns it off; before,
+    /// off unless turned on (and absent before v1.3.0).
+    ReservedCapacityDefaultOn,
+    /// A spread reads `nodeTaintsPolicy`, `nodeAffinityPolicy` and `matchLabelKeys`, and its
+    /// domains are the NodePools' values whose taints it accepts plus the existing nodes' values
+    /// it counts on; before, its node filter always honoured the pod's node affinity and ignored
+    /// taints, `matchLabelKeys` was not read, and the domains were every NodePool's values.
+    SpreadInclusionPolicies,
+    /// (v1.8.1 only) a spread with `nodeAffinityPolicy: Honor` registers a NodePool value only
+    /// when a requirement set that produced it (pool, labels, instance type) is strictly
+    /// compatible with the pod's node affinity.
+    SpreadDomainsBySourceAffinity,
+    /// (v1.11.0 only) a spread with `nodeAffinityPolicy: Honor` registers a NodePool's values only
+    /// when that pool's requirements are compatible with the pod's node affinity and, with
+    /// `nodeTaintsPolicy: Honor`, the pod tolerates that same pool.
+    SpreadDomainsByPoolAffinity,
 }
 
 /// One row of the table.
@@ -144,6 +174,9 @@ pub struct RuleRow {
     pub since: CoreVersion,
     /// Earlier patch releases that got it as a backport: that patch and later ones of its line.
     pub backported_to: &'static [CoreVersion],
+    /// The release that reverted it, for a rule in force only from `since` up to that one (then
+    /// it is not the newest version's, and explanations cite it where it is in force).
+    pub reverted_in: Option<CoreVersion>,
     /// What the version before it does, in a few words (for explain and docs).
     pub before: &'static str,
 }
@@ -151,6 +184,9 @@ pub struct RuleRow {
 impl RuleRow {
     /// Whether `v` has it.
     pub fn active_at(&self, v: CoreVersion) -> bool {
+        if let Some(reverted) = self.reverted_in {
+            return v >= self.since && v < reverted;
+        }
         v >= self.since
             || self.backported_to.iter().any(|b| b.major == v.major && b.minor == v.minor && v.patch >= b.patch)
     }
@@ -163,10 +199,11 @@ impl RuleRow {
             let list: Vec<String> = self.backported_to.iter().map(ToString::to_string).collect();
             format!(" (backported to {})", list.join(", "))
         };
-        format!(
-            "rule of #{} ({} {}), active since {}{backports}",
-            self.pr, self.upstream.path, self.upstream.function, self.since
-        )
+        let when = match self.reverted_in {
+            Some(reverted) => format!("in force only from {} until {reverted}, which reverted it", self.since),
+            None => format!("active since {}{backports}", self.since),
+        };
+        format!("rule of #{} ({} {}), {when}", self.pr, self.upstream.path, self.upstream.function)
     }
 }
 
@@ -175,7 +212,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 32] = [
+pub const RULES: [RuleRow; 40] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -183,6 +220,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::NEW_METHODS,
         since: v(1, 5, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "Drift ran before Emptiness",
     },
     RuleRow {
@@ -192,6 +230,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::IS_DO_NOT_DISRUPT_ACTIVE,
         since: v(1, 12, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "only karpenter.sh/do-not-disrupt: \"true\" protected a pod",
     },
     RuleRow {
@@ -201,6 +240,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::IS_UNDER_CONSOLIDATE_AFTER,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "any node with room could take a moved pod",
     },
     RuleRow {
@@ -210,6 +250,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::SORT_CANDIDATES,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "candidates were tried by disruption cost, lowest first",
     },
     RuleRow {
@@ -219,6 +260,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::PDB_IS_EVICTABLE,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pod under several PDBs was blocked only by one that allowed no disruption",
     },
     RuleRow {
@@ -228,6 +270,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::SCHEDULER_ADD_NEW,
         since: v(1, 11, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a NodePool's limits.nodes did not limit the simulation",
     },
     RuleRow {
@@ -237,6 +280,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::DRIFT_COMPUTE,
         since: v(1, 5, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "Drift deleted every empty drifted node the budget allowed in one command",
     },
     RuleRow {
@@ -246,6 +290,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::DRIFT_COMPUTE,
         since: v(1, 7, 0),
         backported_to: &[v(1, 5, 4), v(1, 6, 2)],
+        reverted_in: None,
         before: "Drift skipped empty drifted nodes and left them to Emptiness",
     },
     RuleRow {
@@ -255,6 +300,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::IS_EMPTY,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a node was empty only with no reschedulable pod, and consolidation took empty nodes too",
     },
     RuleRow {
@@ -264,6 +310,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::MAX_INSTANCE_TYPES,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a new NodeClaim kept its 60 cheapest instance types",
     },
     RuleRow {
@@ -273,6 +320,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::SINGLE_NODE_SORT,
         since: v(1, 4, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "SingleNodeConsolidation walked one sorted list across NodePools",
     },
     RuleRow {
@@ -282,6 +330,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::SCHEDULER_ADD,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pod asking for DRA devices was scheduled like any other, its claims ignored",
     },
     RuleRow {
@@ -291,6 +340,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::HAS_DRA_REQUIREMENTS,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "only containers' resources.claims made a pod a DRA pod",
     },
     RuleRow {
@@ -300,6 +350,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::BUILD_BUDGET_MAPPING,
         since: v(1, 1, 0),
         backported_to: &[v(1, 0, 4)],
+        reverted_in: None,
         before: "a node whose NodeClaim is InstanceTerminating still counted in its NodePool's budget, and in flight when deleting",
     },
     RuleRow {
@@ -309,6 +360,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::IS_CURRENTLY_RESCHEDULABLE,
         since: v(1, 4, 0),
         backported_to: &[v(1, 0, 7), v(1, 1, 3), v(1, 2, 3), v(1, 3, 3)],
+        reverted_in: None,
         before: "every reschedulable pod went into the simulation, do-not-disrupt and fully PDB-blocked ones too",
     },
     RuleRow {
@@ -319,6 +371,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::ESTIMATED_SAVINGS,
         since: v(1, 14, 1),
         backported_to: &[],
+        reverted_in: None,
         before: "a replacement's savings were priced at its cheapest available offering, allowed or not",
     },
     RuleRow {
@@ -328,6 +381,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::CONSOLIDATION_SHOULD_DISRUPT,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a WhenEmpty pool's node was \"non-empty consolidation disabled\"",
     },
     RuleRow {
@@ -337,6 +391,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::RESOLVE_NODE_PRICE,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a candidate was priced at its cheapest offering compatible with its labels, and one without any priced the whole command",
     },
     RuleRow {
@@ -346,6 +401,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::GET_CANDIDATE_PRICES,
         since: v(1, 9, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a candidate with no compatible offering was an error (\"unable to determine offering\"): no single-node command for it, and a multi-node attempt ended the round; a reserved one was priced 0",
     },
     RuleRow {
@@ -355,6 +411,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::RESOURCES_CEILING,
         since: v(1, 8, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pod's pod-level spec.resources were ignored: its containers' requests counted",
     },
     RuleRow {
@@ -364,6 +421,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VALIDATE_NODE_DISRUPTABLE,
         since: v(1, 1, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a node without the capacity-type, zone, instance-type or nodepool label, or of an instance type the provider does not list, was blocked for every method",
     },
     RuleRow {
@@ -373,6 +431,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::NODECLAIM_IS_MANAGED,
         since: v(1, 1, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "every NodePool and NodeClaim was the controller's own, whatever NodeClass kind it names (the AWS provider resolved an EC2NodeClass by name alone)",
     },
     RuleRow {
@@ -382,6 +441,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::RESOURCES_CEILING,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pod was sized by its spec alone, whatever an in-place resize had allocated",
     },
     RuleRow {
@@ -391,6 +451,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::BUILD_DAEMON_OVERHEAD_GROUPS,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a new NodeClaim carried one DaemonSet overhead per NodePool, of every DaemonSet the template admits, on every instance type",
     },
     RuleRow {
@@ -400,6 +461,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::NEW_NODE_CLAIM_TEMPLATE,
         since: v(1, 14, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pod or DaemonSet requiring karpenter.sh/registered or karpenter.sh/initialized did not fit a new NodeClaim",
     },
     RuleRow {
@@ -409,6 +471,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::KNOWN_EPHEMERAL_TAINTS,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "node.kubernetes.io/not-ready:NoExecute on an initializing node kept pods that do not tolerate it off the node",
     },
     RuleRow {
@@ -418,6 +481,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::KNOWN_EPHEMERAL_TAINTS,
         since: v(1, 13, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "readiness.k8s.io/ taints on an initializing node kept pods that do not tolerate them off the node",
     },
     RuleRow {
@@ -427,6 +491,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pending pod with an unbound claim of an Immediate StorageClass still asked for capacity",
     },
     RuleRow {
@@ -436,6 +501,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pending pod whose claim names an existing volume asked for capacity, bind-completed or not",
     },
     RuleRow {
@@ -445,6 +511,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
         since: v(1, 7, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pending pod whose claim is being deleted or Lost still asked for capacity",
     },
     RuleRow {
@@ -454,6 +521,7 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VALIDATE_PERSISTENT_VOLUME_CLAIMS,
         since: v(1, 10, 0),
         backported_to: &[],
+        reverted_in: None,
         before: "a pending pod whose bound PersistentVolume is being deleted still asked for capacity",
     },
     RuleRow {
@@ -463,7 +531,88 @@ pub const RULES: [RuleRow; 32] = [
         upstream: upstream::VOLUME_TOPOLOGY_REQUIREMENTS,
         since: v(1, 13, 0),
         backported_to: &[v(1, 12, 1)],
+        reverted_in: None,
         before: "only a PersistentVolume's first node-selector term and a StorageClass's first allowedTopologies entry placed a pod",
+    },
+    RuleRow {
+        rule: Rule::DaemonHostPortsOnNewClaims,
+        field: "daemonHostPortsOnNewClaims",
+        pr: 2102,
+        upstream: upstream::GET_DAEMON_HOST_PORT_USAGE,
+        since: v(1, 4, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a new NodeClaim checked only its own pods' host ports, not its DaemonSets'",
+    },
+    RuleRow {
+        rule: Rule::HostPortsPerNewClaim,
+        field: "hostPortsPerNewClaim",
+        pr: 3022,
+        upstream: upstream::NEW_NODE_CLAIM,
+        since: v(1, 13, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "the new NodeClaims of one NodePool shared one host-port usage: a port taken on one was taken on every one",
+    },
+    RuleRow {
+        rule: Rule::PreferencePolicySetting,
+        field: "preferencePolicySetting",
+        pr: 2122,
+        upstream: upstream::OPTIONS_ADD_FLAGS,
+        since: v(1, 4, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "PREFERENCE_POLICY did not exist: preferences were always respected",
+    },
+    RuleRow {
+        rule: Rule::MinValuesPolicySetting,
+        field: "minValuesPolicySetting",
+        pr: 2299,
+        upstream: upstream::OPTIONS_ADD_FLAGS,
+        since: v(1, 6, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "MIN_VALUES_POLICY did not exist: minValues was always strict",
+    },
+    RuleRow {
+        rule: Rule::ReservedCapacityDefaultOn,
+        field: "reservedCapacityDefaultOn",
+        pr: 2365,
+        upstream: upstream::DEFAULT_FEATURE_GATES,
+        since: v(1, 6, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "the ReservedCapacity feature gate was off unless FEATURE_GATES turned it on",
+    },
+    RuleRow {
+        rule: Rule::SpreadInclusionPolicies,
+        field: "spreadInclusionPolicies",
+        pr: 852,
+        upstream: upstream::MAKE_TOPOLOGY_NODE_FILTER,
+        since: v(1, 3, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a topology spread ignored nodeTaintsPolicy, nodeAffinityPolicy and matchLabelKeys, and counted every NodePool's domains",
+    },
+    RuleRow {
+        rule: Rule::SpreadDomainsBySourceAffinity,
+        field: "spreadDomainsBySourceAffinity",
+        pr: 2639,
+        upstream: upstream::TOPOLOGY_DOMAIN_GROUP_FOR_EACH,
+        since: v(1, 8, 1),
+        backported_to: &[],
+        reverted_in: Some(v(1, 8, 2)),
+        before: "a spread registered every NodePool value whatever the pod's node affinity (taints aside)",
+    },
+    RuleRow {
+        rule: Rule::SpreadDomainsByPoolAffinity,
+        field: "spreadDomainsByPoolAffinity",
+        pr: 2671,
+        upstream: upstream::TOPOLOGY_DOMAIN_GROUP_FOR_EACH,
+        since: v(1, 11, 0),
+        backported_to: &[],
+        reverted_in: Some(v(1, 11, 1)),
+        before: "a spread registered every NodePool value whatever the pod's node affinity (taints aside)",
     },
 ];
 
@@ -590,7 +739,7 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), RULES.len());
         let newest = RuleSet::default();
-        assert!(RULES.iter().all(|r| newest.has(r.rule)));
+        assert!(RULES.iter().all(|r| newest.has(r.rule) != r.reverted_in.is_some()));
         assert!(newest.differing().is_empty());
     }
 
@@ -709,6 +858,18 @@ mod tests {
         assert!(row.active_at(v(1, 3, 3)));
         assert!(row.active_at(v(1, 4, 0)));
         assert!(row.cite().contains("backported to v1.0.7, v1.3.3"), "{}", row.cite());
+    }
+
+    #[test]
+    fn a_reverted_rule_is_in_force_only_until_its_revert() {
+        let by_source = Rule::SpreadDomainsBySourceAffinity;
+        let by_pool = Rule::SpreadDomainsByPoolAffinity;
+        let has = |rule, minor, patch| RuleSet::at(v(1, minor, patch)).has(rule);
+        assert!(!has(by_source, 8, 0) && has(by_source, 8, 1) && !has(by_source, 8, 2) && !has(by_source, 9, 0));
+        assert!(!has(by_pool, 10, 1) && has(by_pool, 11, 0) && !has(by_pool, 11, 1) && !has(by_pool, 14, 1));
+        let fields: Vec<&str> = RuleSet::at(v(1, 11, 0)).differing().iter().map(|r| r.field).collect();
+        assert!(fields.contains(&"spreadDomainsByPoolAffinity"), "{fields:?}");
+        assert!(row(by_pool).cite().ends_with("in force only from v1.11.0 until v1.11.1, which reverted it"));
     }
 
     #[test]

@@ -163,7 +163,12 @@ impl Snapshot {
 
     /// Whether a feature gate is on, with Karpenter's defaults for gates the snapshot omits.
     pub fn feature_gate(&self, name: &str) -> bool {
-        self.info.feature_gates.get(name).copied().unwrap_or(matches!(name, "ReservedCapacity"))
+        // A gate the replayed version lacks is off whatever FEATURE_GATES says (ParseFeatureGates
+        // ignores unknown names); one it has takes its value, else that version's default.
+        match crate::rules::options::gate_default(&self.info.rules, name) {
+            None => false,
+            Some(default) => self.info.feature_gates.get(name).copied().unwrap_or(default),
+        }
     }
 
     /// Adds instance types and their prices (from `--prices`), replacing same-named ones.

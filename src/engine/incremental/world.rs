@@ -47,6 +47,7 @@ use counts::DomainTable;
 pub(crate) use fit_key::FitKey;
 
 mod counts;
+mod domain_filter;
 pub(in crate::engine) mod fit_key;
 
 /// Shared, read-only (but memoising) state of all simulations of one replay.
@@ -615,7 +616,8 @@ impl<'c, 'a> World<'c, 'a> {
         );
         let known = self.shared_terms.borrow().get(&fingerprint).cloned();
         known.unwrap_or_else(|| {
-            let terms = Rc::new(PodTerms::new(pod));
+            let policies = self.cluster.rules().has(crate::rules::Rule::SpreadInclusionPolicies);
+            let terms = Rc::new(PodTerms::with_policies(pod, policies));
             self.shared_terms.borrow_mut().insert(fingerprint, Rc::clone(&terms));
             terms
         })
@@ -707,6 +709,12 @@ impl<'c, 'a> World<'c, 'a> {
     /// A spread's registered domains of `key` (memoised per key and node filter): each
     /// NodePool's values whose taints the filter accepts, and existing nodes' values it passes.
     pub(crate) fn spread_domains(&self, key: &str, filter: &PodFilter) -> Rc<BTreeSet<String>> {
+        if !self.cluster.rules().has(crate::rules::Rule::SpreadInclusionPolicies) {
+            // Before #852 (v1.3.0) every NodePool's values, taints not looked at, and no existing
+            // node's (v1.2.5 provisioner.go NewScheduler): a node's value counts once a counted
+            // pod is recorded there (`topology_group.rs`).
+            return self.pool_domains(key);
+        }
         if !filter.has_node_filter() {
             // Every pool and every node: the key's universe.
             return self.universe(key);
@@ -715,10 +723,7 @@ impl<'c, 'a> World<'c, 'a> {
         if let Some(hit) = self.spread_domains.borrow().get(&cache_key) {
             return Rc::clone(hit);
         }
-        let mut out = BTreeSet::new();
-        for t in self.templates.iter().filter(|t| filter.tolerates_template(&t.taints)) {
-            out.extend(template_domains(t, key));
-        }
+        let mut out = domain_filter::pool_values(&self.templates, key, filter, self.cluster.rules());
         // A filter pinning the hostname can only pass the nodes it names: no pass over the rest.
         let pinned = filter.required_node_terms().and_then(|terms| self.pinned_positions(terms));
         let nodes: Box<dyn Iterator<Item = usize>> = match pinned {
@@ -733,6 +738,18 @@ impl<'c, 'a> World<'c, 'a> {
         // Borrowed first: most nodes share a few values, each then copied once.
         let on_nodes: BTreeSet<&str> = nodes.filter(|i| counted(i)).filter_map(|i| self.node_domain(i, key)).collect();
         out.extend(on_nodes.into_iter().map(str::to_owned));
+        let out = Rc::new(out);
+        self.spread_domains.borrow_mut().insert(cache_key, Rc::clone(&out));
+        out
+    }
+
+    /// The values of `key` the NodePools may launch, whatever their taints.
+    fn pool_domains(&self, key: &str) -> Rc<BTreeSet<String>> {
+        let cache_key = format!("{key}\u{0}pools");
+        if let Some(hit) = self.spread_domains.borrow().get(&cache_key) {
+            return Rc::clone(hit);
+        }
+        let out: BTreeSet<String> = self.templates.iter().flat_map(|t| template_domains(t, key)).collect();
         let out = Rc::new(out);
         self.spread_domains.borrow_mut().insert(cache_key, Rc::clone(&out));
         out

@@ -5,13 +5,14 @@
 
 use std::collections::BTreeSet;
 
-use super::host_port_usage::host_port_conflict;
+use super::host_port_usage::{host_port_conflict, HostPort};
 use super::instance_types::{allocatable, instance_type_compatible, offering_compatible, sort_by_cheapest};
 use super::requirements::{Incompatible, Requirements};
 use super::scheduler::{describe_resources, Landing, Simulation};
 use super::{taints, topology};
 use crate::engine::labels::{is_well_known, HOSTNAME};
 use crate::engine::pod;
+use crate::rules::Rule;
 use crate::snapshot::{InstanceType, Offering, Pod, Resources};
 
 pub(in crate::engine) use self::claim::Claim;
@@ -101,7 +102,7 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
             }
         }
         let wanted = self.world.host_ports(pod);
-        let blocked_by_pods = !wanted.is_empty() && host_port_conflict(&wanted, claim.host_ports.iter());
+        let blocked_by_pods = !wanted.is_empty() && self.ports_taken_for(claim, &wanted);
         let groups: Vec<Option<Resources>> = template
             .daemon_groups
             .iter()
@@ -140,6 +141,23 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
             }
         }
         Ok(fitting)
+    }
+
+    /// Whether `wanted` clashes with the host ports already taken for `claim`: its own pods'
+    /// (`NewNodeClaim` copies the usage from v1.13.0, #3022), or from v1.4.0 to v1.12.x those of
+    /// every open claim of its template, which all held one usage object (#2102); a claim not
+    /// opened yet then starts with every port its siblings took.
+    fn ports_taken_for(&self, claim: &Claim<'w, 'a>, wanted: &[HostPort]) -> bool {
+        let rules = self.world.cluster.rules();
+        if rules.has(Rule::HostPortsPerNewClaim) || !rules.has(Rule::DaemonHostPortsOnNewClaims) {
+            return host_port_conflict(wanted, claim.host_ports.iter());
+        }
+        host_port_conflict(wanted, claim.host_ports.iter())
+            || self
+                .claims
+                .iter()
+                .filter(|c| std::ptr::eq(c.template, claim.template))
+                .any(|c| host_port_conflict(wanted, c.host_ports.iter()))
     }
 
     /// The available reserved offerings of the remaining types that the claim's requirements

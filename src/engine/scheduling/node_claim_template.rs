@@ -208,6 +208,8 @@ fn daemon_overhead_groups(
 ) -> (Vec<DaemonGroup>, HashMap<String, usize>) {
     let sizing = pod::Sizing::of(cluster.rules());
     let per_type = cluster.rules().has(Rule::DaemonOverheadPerInstanceType);
+    // Before #2102 (v1.4.0) a new NodeClaim's host-port usage starts empty.
+    let daemon_ports = cluster.rules().has(Rule::DaemonHostPortsOnNewClaims);
     // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
     let admitted: Vec<Vec<Requirements>> = daemons
         .iter()
@@ -231,7 +233,9 @@ fn daemon_overhead_groups(
             let mut group = DaemonGroup::default();
             for &d in members {
                 pod::add(&mut group.overhead, &pod::requests(&daemons[d], sizing));
-                group.host_ports.extend(host_ports(&daemons[d]));
+                if daemon_ports {
+                    group.host_ports.extend(host_ports(&daemons[d]));
+                }
             }
             groups.push(group);
             groups.len() - 1

@@ -160,19 +160,35 @@ impl PodTerms {
         self.spreads.iter().map(|(_, filter, _)| filter)
     }
 
+    /// The terms as v1.3.0 and later read them ([`PodTerms::with_policies`]).
     pub fn new(pod: &Pod) -> Self {
+        PodTerms::with_policies(pod, true)
+    }
+
+    /// The pod's terms; `policies`: whether a spread reads `nodeTaintsPolicy`,
+    /// `nodeAffinityPolicy` and `matchLabelKeys` (#852, v1.3.0). Before, v1.2.5
+    /// `topologynodefilter.go` `MakeTopologyNodeFilter` took the pod alone (its node affinity
+    /// always honoured, taints never looked at: the two defaults) and `topology.go`
+    /// `newForTopologies` passed the label selector as written.
+    pub fn with_policies(pod: &Pod, policies: bool) -> Self {
         let spreads = pod
             .spec
             .topology_spread_constraints
             .iter()
             .map(|c| {
-                let filter = PodFilter::new(
-                    Some([pod.metadata.namespace().to_owned()].into()),
-                    with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod),
-                );
+                let selector = if policies {
+                    with_match_label_keys(c.label_selector.as_ref(), c.match_label_keys.as_deref(), pod)
+                } else {
+                    c.label_selector.clone()
+                };
+                let filter = PodFilter::new(Some([pod.metadata.namespace().to_owned()].into()), selector);
                 let self_selecting = filter.matches(pod);
-                let nodes =
-                    TopologyNodeFilter::new(pod, c.node_taints_policy.as_deref(), c.node_affinity_policy.as_deref());
+                let (taints_policy, affinity_policy) = if policies {
+                    (c.node_taints_policy.as_deref(), c.node_affinity_policy.as_deref())
+                } else {
+                    (None, None)
+                };
+                let nodes = TopologyNodeFilter::new(pod, taints_policy, affinity_policy);
                 (c.clone(), filter.on_nodes(nodes), self_selecting)
             })
             .collect();

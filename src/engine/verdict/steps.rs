@@ -231,6 +231,78 @@ pub(super) fn ephemeral_taints_kept(world: &World<'_, '_>, results: &Results) ->
     Some(Reason::new(Code::PodsReschedule, notes.join("; ")).at(upstream::KNOWN_EPHEMERAL_TAINTS))
 }
 
+/// A pending pod left out because new NodeClaims had none of its host ports free, when a
+/// version rule made them taken: from v1.4.0 to v1.12.x every NodeClaim of a NodePool shares
+/// one host-port usage (#2102 until #3022), and from v1.4.0 a new NodeClaim holds its
+/// DaemonSets' ports (#2102).
+pub(super) fn pending_host_ports(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let rules = world.cluster.rules();
+    let refused: Vec<&str> = results
+        .moves
+        .iter()
+        .filter(|m| m.pending && m.to == Destination::Nowhere && m.why.iter().any(|w| w.contains("host port")))
+        .map(|m| m.pod.as_str())
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
+    let daemon_ports = rules.cite_if_active(Rule::DaemonHostPortsOnNewClaims)?;
+    let why = if rules.has(Rule::HostPortsPerNewClaim) {
+        format!("a new NodeClaim holds its DaemonSets' host ports, the {daemon_ports}")
+    } else {
+        format!(
+            "a new NodeClaim's host-port usage holds its DaemonSets' ports and, shared by every NodeClaim of its \
+             NodePool, each port their pods took (the {daemon_ports}); a usage per NodeClaim is the {}, not in force at {}",
+            crate::rules::row(Rule::HostPortsPerNewClaim).cite(),
+            rules.version
+        )
+    };
+    Some(
+        Reason::new(
+            Code::PodsReschedule,
+            format!("pending {} left out: no new NodeClaim had its host ports free; {why}", refused.join(", ")),
+        )
+        .at(upstream::GET_DAEMON_HOST_PORT_USAGE),
+    )
+}
+
+/// A moved pod a topology spread turned away, when the version's spread rules differ from the
+/// newest: before #852 (v1.3.0) the policies and `matchLabelKeys` are not read and every
+/// NodePool's domain counts; at exactly v1.8.1 (#2639) and v1.11.0 (#2671) the NodePools'
+/// domains are also filtered by the pod's node affinity.
+pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let rules = world.cluster.rules();
+    let spread_refused = results
+        .moves
+        .iter()
+        .any(|m| m.why.iter().chain(&m.rejections).any(|w| w.contains("didn't match pod topology spread constraints")));
+    if !spread_refused {
+        return None;
+    }
+    let cites: Vec<String> = [
+        rules.cite_if_inactive(Rule::SpreadInclusionPolicies),
+        rules.cite_if_active(Rule::SpreadDomainsBySourceAffinity),
+        rules.cite_if_active(Rule::SpreadDomainsByPoolAffinity),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if cites.is_empty() {
+        return None;
+    }
+    Some(
+        Reason::new(
+            Code::PodsReschedule,
+            format!(
+                "a topology spread turned a pod away under the spread rules of {}: {}",
+                rules.version,
+                cites.join("; ")
+            ),
+        )
+        .at(upstream::TOPOLOGY_DOMAIN_GROUP_FOR_EACH),
+    )
+}
+
 /// Where each moved pod goes (only `explain` asks).
 pub(super) fn pod_views(results: &Results) -> Vec<PodView> {
     results

@@ -40,7 +40,12 @@ pub(crate) struct Settings {
 
 impl Settings {
     pub(crate) fn of(snapshot: &crate::snapshot::Snapshot) -> Self {
-        let get = |k: &str| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned());
+        // A setting the replayed version does not have is not read (`rules::options`).
+        let get = |k: &str| {
+            crate::rules::options::setting_exists(&snapshot.info.rules, k)
+                .then(|| snapshot.info.settings.get(k).map(|s| s.value.trim().to_owned()))
+                .flatten()
+        };
         Settings {
             ignore_preferences: get("PREFERENCE_POLICY").as_deref() == Some("Ignore"),
             min_values_best_effort: get("MIN_VALUES_POLICY").as_deref() == Some("BestEffort"),
