@@ -1066,3 +1066,68 @@ write("spread-domain-filter",
            "1.11.1": (TG % ("v1.11.1", "topologydomaingroup.go") + " is the v1.3.0 one again (#2957 reverts #2671): "
                       + SKEW_REFUSED, {"commands": []})},
       extra_types=zonal_types(["m5.large"]))
+
+
+def zoned(objs, zone):
+    """A node's Node and NodeClaim (from `node`) moved to `zone`."""
+    for o in objs:
+        o["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
+    return objs
+
+
+def zonal_volume(name, zone):
+    """A bound claim `name` and its PersistentVolume pinned to `zone`."""
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
+          "spec": {"nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+              {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}]}}}}
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": name, "namespace": "default",
+                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+           "spec": {"volumeName": f"pv-{name}"}, "status": {"phase": "Bound"}}
+    return [pv, pvc]
+
+
+VOLUME_SPREAD = "a pod with a zonal volume and a zone spread"
+# #2780, with minDomains: the upstream test's shape.
+write_from("volume-spread-min-domains",
+           ["own-version-volume-spread-min-domains: #2780 a volume's zone stays out of the pod's spreads (v1.9.0)",
+            "one pod per zone; cand's pod has a claim bound to test-zone-1 and a zone spread with minDomains 3; n1, "
+            "the only other node in test-zone-1, is full"],
+           "upstream-topology-pvc-zone-with-min-domains",
+           {"1.8.3": (f"{K}@v1.8.3 pkg/controllers/provisioning/provisioner.go:526 injectVolumeTopologyRequirements "
+                      f"and {VT}:51 Inject write test-zone-1 into the pod's node affinity, so topology.go AddRequirements "
+                      "takes its domains from it: one domain, fewer than minDomains 3, so the minimum is 0 and "
+                      "test-zone-1 already holds one pod: a skew of 2 > 1 everywhere the pod may go: no command",
+                      {"commands": []}),
+            "1.9.0": (f"{K}@v1.9.0 {VT}:56 GetRequirements (#2780) keeps the volume's zone out of the pod (topology_test.go "
+                      ":3060 \"should schedule pod with PVC and TSC minDomains=3 when pods are spread across 3 zones\"): "
+                      "three domains at 1/1/1, and the pod lands on a new test-zone-1 NodeClaim: replace cand",
+                      {"commands": [{"decision": "replace", "candidates": ["cand"]}]})})
+
+# #2780 without minDomains: db-1 (on node-x, us-east-1a) and db-0 (node-a, us-east-1a) both have volumes in us-east-1a.
+db = lambda name, node_name, claim: dict(
+    spread_pod(name, node_name),
+    spec=dict(spread_pod(name, node_name)["spec"],
+              volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]))
+hold = lambda name, node_name: pod(name, node_name, cpu="1", annotations={"karpenter.sh/do-not-disrupt": "true"})
+write("volume-spread-zone",
+      ["own-version-volume-spread-zone: #2780 a volume's zone stays out of the pod's spreads (v1.9.0)",
+       "node-a (us-east-1a), node-b (us-east-1b) and node-c (us-east-1c) are held; db-0 on node-a and db-1 on node-x "
+       "(the candidate, us-east-1a) have claims bound to us-east-1a and a zone spread maxSkew 1 over app=web"],
+      [node_pool("default")] + zoned(node("node-a", "m5.large", consolidatable=False), "us-east-1a")
+      + zoned(node("node-b", "m5.large", consolidatable=False), "us-east-1b")
+      + zoned(node("node-c", "m5.large", consolidatable=False), "us-east-1c")
+      + zoned(node("node-x", "m5.xlarge"), "us-east-1a")
+      + zonal_volume("data-0", "us-east-1a") + zonal_volume("data-1", "us-east-1a")
+      + [hold("hold-a", "node-a"), hold("hold-b", "node-b"), hold("hold-c", "node-c"),
+         db("db-0", "node-a", "data-0"), db("db-1", "node-x", "data-1")],
+      [], {"1.8.3": (f"{K}@v1.8.3 {VT}:51 Inject writes us-east-1a into db-1's node affinity: its spread counts only "
+                     "us-east-1a nodes (topologynodefilter.go) and its domains are us-east-1a alone (topology.go "
+                     "AddRequirements), whose count 1 (db-0) is the minimum: db-1 on node-a makes a skew of 1: "
+                     "delete node-x",
+                     {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-x"]}]}),
+                     "1.9.0": (f"{K}@v1.9.0 {VT}:56 GetRequirements (#2780) keeps the volume out of the spread: the "
+                               "domains are the three zones at 1/0/0, so db-1 in us-east-1a (where its volume is: node-a "
+                               "or a new NodeClaim) makes a skew of 2 > 1: no command",
+                               {"commands": []})},
+      extra_types=zonal_types(["m5.large", "m5.xlarge"]))

@@ -160,6 +160,10 @@ pub enum Rule {
     /// when that pool's requirements are compatible with the pod's node affinity and, with
     /// `nodeTaintsPolicy: Honor`, the pod tolerates that same pool.
     SpreadDomainsByPoolAffinity,
+    /// A pod's volume topology constrains only where it lands, not its topology spreads; before,
+    /// it was written into the pod's node affinity, so a spread counted only the volume's zone
+    /// (its minimum over that zone alone) and filtered nodes by it.
+    VolumeRequirementsOutsideSpreads,
 }
 
 /// One row of the table.
@@ -212,7 +216,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 40] = [
+pub const RULES: [RuleRow; 41] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -613,6 +617,16 @@ pub const RULES: [RuleRow; 40] = [
         backported_to: &[],
         reverted_in: Some(v(1, 11, 1)),
         before: "a spread registered every NodePool value whatever the pod's node affinity (taints aside)",
+    },
+    RuleRow {
+        rule: Rule::VolumeRequirementsOutsideSpreads,
+        field: "volumeRequirementsOutsideSpreads",
+        pr: 2780,
+        upstream: upstream::VOLUME_TOPOLOGY_REQUIREMENTS,
+        since: v(1, 9, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a pod's volume zone was part of its node affinity, so its spreads counted that zone alone",
     },
 ];
 

@@ -610,14 +610,20 @@ impl<'c, 'a> World<'c, 'a> {
             spreads.iter().map(|c| selector_matches(c.label_selector.as_ref(), &pod.metadata.labels)).collect();
         // Spreads' node filters and the pod's domains read its selector, affinity, tolerations.
         let node = (&pod.spec.node_selector, affinity.and_then(|a| a.node_affinity.as_ref()), &pod.spec.tolerations);
+        let rules = self.cluster.rules();
+        // Before #2780 (v1.9.0) the volumes' topology is part of the pod's node affinity for its
+        // spreads too; one alternative (before #2743 every volume's first term, ANDed).
+        let volume = (!rules.has(crate::rules::Rule::VolumeRequirementsOutsideSpreads) && !pod.spec.volumes.is_empty())
+            .then(|| self.cluster.volumes.alternatives(pod).into_iter().next())
+            .flatten();
         let fingerprint = format!(
-            "{}|{spreads:?}|{selects_itself:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}",
+            "{}|{spreads:?}|{selects_itself:?}|{pod_affinity:?}|{anti:?}|{keyed:?}|{node:?}|{volume:?}",
             pod.metadata.namespace()
         );
         let known = self.shared_terms.borrow().get(&fingerprint).cloned();
         known.unwrap_or_else(|| {
-            let policies = self.cluster.rules().has(crate::rules::Rule::SpreadInclusionPolicies);
-            let terms = Rc::new(PodTerms::with_policies(pod, policies));
+            let policies = rules.has(crate::rules::Rule::SpreadInclusionPolicies);
+            let terms = Rc::new(PodTerms::for_version(pod, policies, volume.as_ref()));
             self.shared_terms.borrow_mut().insert(fingerprint, Rc::clone(&terms));
             terms
         })

@@ -160,17 +160,19 @@ impl PodTerms {
         self.spreads.iter().map(|(_, filter, _)| filter)
     }
 
-    /// The terms as v1.3.0 and later read them ([`PodTerms::with_policies`]).
+    /// The terms as v1.9.0 and later read them ([`PodTerms::for_version`]).
     pub fn new(pod: &Pod) -> Self {
-        PodTerms::with_policies(pod, true)
+        PodTerms::for_version(pod, true, None)
     }
 
-    /// The pod's terms; `policies`: whether a spread reads `nodeTaintsPolicy`,
-    /// `nodeAffinityPolicy` and `matchLabelKeys` (#852, v1.3.0). Before, v1.2.5
+    /// The pod's terms. `policies`: whether a spread reads `nodeTaintsPolicy`,
+    /// `nodeAffinityPolicy` and `matchLabelKeys` (#852, v1.3.0); before, v1.2.5
     /// `topologynodefilter.go` `MakeTopologyNodeFilter` took the pod alone (its node affinity
     /// always honoured, taints never looked at: the two defaults) and `topology.go`
-    /// `newForTopologies` passed the label selector as written.
-    pub fn with_policies(pod: &Pod, policies: bool) -> Self {
+    /// `newForTopologies` passed the label selector as written. `volume`: before #2780 (v1.9.0)
+    /// the requirement of the pod's volumes, which `volumetopology.go` `Inject` wrote into every
+    /// required node-affinity term, so the pod's domains and each spread's node filter carry it.
+    pub fn for_version(pod: &Pod, policies: bool, volume: Option<&Requirements>) -> Self {
         let spreads = pod
             .spec
             .topology_spread_constraints
@@ -188,7 +190,10 @@ impl PodTerms {
                 } else {
                     (None, None)
                 };
-                let nodes = TopologyNodeFilter::new(pod, taints_policy, affinity_policy);
+                let mut nodes = TopologyNodeFilter::new(pod, taints_policy, affinity_policy);
+                if let Some(volume) = volume {
+                    nodes.add_to_each(volume);
+                }
                 (c.clone(), filter.on_nodes(nodes), self_selecting)
             })
             .collect();
@@ -207,7 +212,11 @@ impl PodTerms {
         );
         let required_anti =
             anti.iter().filter(|(_, _, required)| *required).map(|(key, f, _)| (key.clone(), f.clone())).collect();
-        let pod_domains = Some(PodDomains { alternatives: Rc::new(vec![strict_requirements(pod)]) });
+        let mut strict = strict_requirements(pod);
+        if let Some(volume) = volume {
+            strict.add_all(volume);
+        }
+        let pod_domains = Some(PodDomains { alternatives: Rc::new(vec![strict]) });
         PodTerms { spreads, pod_domains, anti, affinity, required_anti }
     }
 

@@ -41,6 +41,14 @@ impl TopologyNodeFilter {
         }
     }
 
+    /// Meets every alternative with `extra` (before v1.9.0 a volume's topology was part of the
+    /// pod's node affinity, `volumetopology.go` `Inject`).
+    pub(crate) fn add_to_each(&mut self, extra: &Requirements) {
+        for alternative in &mut self.requirements {
+            alternative.add_all(extra);
+        }
+    }
+
     /// The filter passes every node.
     pub(crate) fn passes_all(&self) -> bool {
         (!self.honor_affinity || self.requirements.iter().any(|r| r.0.is_empty())) && !self.honor_taints
@@ -65,13 +73,13 @@ impl TopologyNodeFilter {
         affinity && self.tolerates(claim_taints)
     }
 
-    /// `TopologyDomainGroup.ForEachDomain`: with `nodeTaintsPolicy: Honor`, a NodePool's domains
-    /// count only when the pod tolerates its template's taints.
     /// The alternatives a node's labels must meet one of, when the affinity is honoured.
     pub(crate) fn required_terms(&self) -> Option<&[Requirements]> {
         self.honor_affinity.then_some(self.requirements.as_slice())
     }
 
+    /// Whether the pod tolerates these taints, when they are honoured; also
+    /// `TopologyDomainGroup.ForEachDomain`'s test of a NodePool's taints.
     pub(crate) fn tolerates(&self, node_taints: &[Taint]) -> bool {
         !self.honor_taints || taints::untolerated(&self.tolerations, node_taints).is_none()
     }

@@ -269,7 +269,8 @@ pub(super) fn pending_host_ports(world: &World<'_, '_>, results: &Results) -> Op
 /// A moved pod a topology spread turned away, when the version's spread rules differ from the
 /// newest: before #852 (v1.3.0) the policies and `matchLabelKeys` are not read and every
 /// NodePool's domain counts; at exactly v1.8.1 (#2639) and v1.11.0 (#2671) the NodePools'
-/// domains are also filtered by the pod's node affinity.
+/// domains are also filtered by the pod's node affinity; before #2780 (v1.9.0) a volume's zone
+/// is part of that affinity.
 pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
     let rules = world.cluster.rules();
     let spread_refused = results
@@ -283,6 +284,7 @@ pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<R
         rules.cite_if_inactive(Rule::SpreadInclusionPolicies),
         rules.cite_if_active(Rule::SpreadDomainsBySourceAffinity),
         rules.cite_if_active(Rule::SpreadDomainsByPoolAffinity),
+        rules.cite_if_inactive(Rule::VolumeRequirementsOutsideSpreads),
     ]
     .into_iter()
     .flatten()
