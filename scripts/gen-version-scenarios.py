@@ -1131,3 +1131,33 @@ write("volume-spread-zone",
                                "or a new NodeClaim) makes a skew of 2 > 1: no command",
                                {"commands": []})},
       extra_types=zonal_types(["m5.large", "m5.xlarge"]))
+
+
+# #2119: one relaxation step per attempt before v1.4.0. X (1 CPU) prefers to avoid app=db's node and needs
+# legacy=true, which no NodePool sets; Y (500m) goes anywhere; node-h (legacy=true) has 1.2 CPUs free and runs db-h.
+relax_x = pod("x", "node-a", cpu="1")
+relax_x["spec"]["nodeSelector"] = {"legacy": "true"}
+relax_x["spec"]["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "db"}},
+                                        "topologyKey": "kubernetes.io/hostname"}}]}}
+write("relax-per-attempt",
+      ["own-version-relax-per-attempt: #2119 an attempt relaxes a pod fully (v1.4.0)",
+       "node-a (m5.xlarge, $0.192/h) runs x (1 CPU, nodeSelector legacy=true, preferred anti-affinity to app=db by "
+       "hostname) and y (500m); node-h (m5.xlarge, legacy=true, held) runs db-h (app=db) with 1.2 CPUs free; no "
+       "NodePool sets legacy, so x can only go to node-h"],
+      [node_pool("default")] + labelled(node("node-a", "m5.xlarge"), {"legacy": "true"})
+      + labelled(node("node-h", "m5.xlarge", consolidatable=False), {"legacy": "true"})
+      + [relax_x, pod("y", "node-a", cpu="500m"),
+         pod("db-h", "node-h", cpu="2800m", labels={"app": "db"}, annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.3.5": (f"{K}@v1.3.5 {SCHED}/scheduler.go:269 Solve: x (queued first, queue.go byCPUAndMemoryDescending) "
+                 "fails on node-h (its preferred anti-affinity, a requirement until relaxed) and on every NodeClaim "
+                 "(legacy), is relaxed one step in place (preferences.go Relax) and pushed back (queue.go:63 Push with "
+                 "relaxed: every pod's progress reset); y then takes 500m of node-h's 1.2 CPUs, and x (1 CPU) no "
+                 "longer fits: not all pods would schedule, no command",
+                 {"commands": [],
+                  "nodes": {"node-a": {"action": "none", "reasonsInclude": [{"code": "PodsCannotReschedule"}]}}}),
+       "1.4.0": (f"{K}@v1.4.0 {SCHED}/scheduler.go:348 trySchedule (#2119) relaxes x's copy until it fits: x lands on "
+                 "node-h, y (0.2 CPUs left there) opens one NodeClaim, an m5.small ($0.025/h < $0.192/h): "
+                 "singlenodeconsolidation.go replaces node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})

@@ -94,6 +94,8 @@ pub const MAKE_TOPOLOGY_NODE_FILTER: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/topologynodefilter.go", "MakeTopologyNodeFilter");
 pub const TOPOLOGY_DOMAIN_GROUP_FOR_EACH: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/topologydomaingroup.go", "TopologyDomainGroup.ForEachDomain");
+pub const SCHEDULER_TRY_SCHEDULE: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.trySchedule");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

@@ -164,6 +164,10 @@ pub enum Rule {
     /// it was written into the pod's node affinity, so a spread counted only the volume's zone
     /// (its minimum over that zone alone) and filtered nodes by it.
     VolumeRequirementsOutsideSpreads,
+    /// An attempt relaxes a copy of the pod until it fits or nothing is left to relax, and a
+    /// failed pod is queued unrelaxed; before, an attempt placed the pod once and relaxed the
+    /// queued pod itself one step, every other pod trying in between.
+    RelaxFullyPerAttempt,
 }
 
 /// One row of the table.
@@ -216,7 +220,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 41] = [
+pub const RULES: [RuleRow; 42] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -627,6 +631,16 @@ pub const RULES: [RuleRow; 41] = [
         backported_to: &[],
         reverted_in: None,
         before: "a pod's volume zone was part of its node affinity, so its spreads counted that zone alone",
+    },
+    RuleRow {
+        rule: Rule::RelaxFullyPerAttempt,
+        field: "relaxFullyPerAttempt",
+        pr: 2119,
+        upstream: upstream::SCHEDULER_TRY_SCHEDULE,
+        since: v(1, 4, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a pod that did not fit was relaxed one preference and queued again, the other pods trying before its next attempt",
     },
 ];
 

@@ -148,6 +148,14 @@ impl Queue {
         self.pods.push_back(pod);
         self.last_len[pod] = Some(self.pods.len());
     }
+
+    /// Puts a pod that failed but was relaxed at the back: a relaxation is progress, so every
+    /// pod gets another whole cycle (before v1.4.0, `Push(pod, relaxed)` with `relaxed` true
+    /// clears `lastLen`).
+    pub(in crate::engine) fn push_relaxed(&mut self, pod: usize) {
+        self.pods.push_back(pod);
+        self.last_len.fill(None);
+    }
 }
 
 #[cfg(test)]

@@ -198,6 +198,11 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let mut claims_with_bound: Vec<usize> = Vec::new();
         // The first pass over the queue tries each pod once, in order; failures come round after.
         let mut attempts = 0;
+        // Before #2119 (v1.4.0) an attempt places the pod once and, failing, relaxes it one step
+        // for its next attempt (`Solve` relaxed the queued pod in place): its copy as relaxed so
+        // far, per queue position.
+        let one_step = !self.world.cluster.rules().has(crate::rules::Rule::RelaxFullyPerAttempt);
+        let mut relaxed_so_far: Vec<Option<Cow<'a, Pod>>> = if one_step { vec![None; pods.len()] } else { Vec::new() };
         while let Some(at) = queue.pop() {
             let (pod, pending, from_deleting) = pods[at];
             let first_attempt = attempts < pods.len();
@@ -213,6 +218,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                     }
                     (Ok(Placement::Existing(node, None)), Cow::Borrowed(pod))
                 }
+                None if one_step => self.try_once(pod, relaxed_so_far[at].take()),
                 None => self.try_schedule(pod),
             };
             if first_attempt && shared {
@@ -222,6 +228,12 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
                 self.track_first_attempt(pod, shared, Self::landing(&outcome));
             }
             let failed = outcome.is_err();
+            // The next attempt's copy, one preference less, and whether one was dropped.
+            let relaxed_step = (one_step && failed).then(|| {
+                let mut next = tried.clone();
+                let dropped = self.world.preferences.relax(&mut next).is_some();
+                (next, dropped)
+            });
             let was_failed_bound = outcomes[at].as_ref().is_some_and(|m| !m.pending && m.to == Destination::Nowhere);
             if was_failed_bound {
                 failed_bound -= 1;
@@ -240,8 +252,17 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             let stranded = !pending && !failed && mv.to == Destination::Nowhere;
             outcomes[at] = Some(mv);
             unexplained[at] = why_not;
-            if failed {
-                queue.push(at);
+            match relaxed_step {
+                Some((next, true)) => {
+                    relaxed_so_far[at] = Some(next);
+                    queue.push_relaxed(at);
+                }
+                Some((next, false)) => {
+                    relaxed_so_far[at] = Some(next);
+                    queue.push(at);
+                }
+                None if failed => queue.push(at),
+                None => {}
             }
             if self.options.decision_only && (stranded || claims_with_bound.len() > 1) {
                 // A bound pod on an uninitialized node fails the simulation; with two claims
@@ -284,9 +305,37 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         self.world.relaxed_pins(pod).is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
     }
 
+    /// One attempt before v1.4.0 (`Solve` at v1.3.5): the pod as relaxed so far (`from`; none
+    /// yet: the pod itself) is added once; relaxing it after a failure is the caller's.
+    pub(in crate::engine) fn try_once(
+        &mut self,
+        pod: &'a Pod,
+        from: Option<Cow<'a, Pod>>,
+    ) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
+        let first = from.is_none();
+        let mut tried = from.unwrap_or(Cow::Borrowed(pod));
+        if pod_data::has_dra_requirements(pod, self.world.cluster.rules()) && self.world.settings.ignore_dra_requests {
+            return (Err(vec![DRA_UNSUPPORTED.to_owned()]), tried);
+        }
+        if first && self.world.settings.ignore_preferences {
+            preferences::ignore_preferences(&mut tried);
+        }
+        if !self.doomed_memo(pod) {
+            if let Ok(placement) = self.place(pod, &tried) {
+                return (Ok(placement), tried);
+            }
+        }
+        (Err(Vec::new()), tried)
+    }
+
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
-    /// the pod's own copy; returns the outcome and the pod as last tried.
+    /// the pod's own copy; returns the outcome and the pod as last tried. Before #2119
+    /// (v1.4.0) an attempt is [`Self::try_once`]: the first attempt of every pod (all a
+    /// baseline asks) places it unrelaxed, once.
     pub(in crate::engine) fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
+        if !self.world.cluster.rules().has(crate::rules::Rule::RelaxFullyPerAttempt) {
+            return self.try_once(pod, None);
+        }
         let mut tried = Cow::Borrowed(pod);
         // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
         // gets a DRAError, which `trySchedule` returns without relaxing.

@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use lifted::{classify, lifted, Lifted};
 use steps::{
-    budget_finding, decision_findings, ephemeral_taints_kept, held_pods_simulated, pending_host_ports,
-    placement_summary, pod_views, spread_rules, waiting, ByStep,
+    budget_finding, decision_findings, ephemeral_taints_kept, held_pods_simulated, one_step_relaxation,
+    pending_host_ports, placement_summary, pod_views, spread_rules, waiting, ByStep,
 };
 
 use super::candidate::{consolidatable_blockers, Candidate};
@@ -211,6 +211,7 @@ pub(super) fn node_verdict(
     sim.extend(lifted.results.as_deref().and_then(|r| ephemeral_taints_kept(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| pending_host_ports(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| spread_rules(ctx.world, r)));
+    sim.extend(lifted.results.as_deref().and_then(|r| one_step_relaxation(ctx.world, r)));
     if !sim.is_empty() {
         let ok = !sim.iter().any(|r| {
             matches!(

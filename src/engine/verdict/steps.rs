@@ -305,6 +305,37 @@ pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<R
     )
 }
 
+/// Before #2119 (v1.4.0) a pod that did not fit was relaxed one preference per attempt, the
+/// other pods trying in between: said when a candidate's pod with something to relax found no
+/// place.
+pub(super) fn one_step_relaxation(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let why = world.cluster.rules().cite_if_inactive(Rule::RelaxFullyPerAttempt)?;
+    let unplaced: Vec<String> = results
+        .candidates
+        .iter()
+        .flat_map(|&i| world.nodes[i].pods.iter())
+        .filter(|p| {
+            let mut copy = std::borrow::Cow::Borrowed(**p);
+            world.preferences.relax(&mut copy).is_some()
+        })
+        .map(|p| p.metadata.key())
+        .filter(|key| results.moves.iter().any(|m| !m.pending && &m.pod == key && m.to == Destination::Nowhere))
+        .collect();
+    if unplaced.is_empty() {
+        return None;
+    }
+    Some(
+        Reason::new(
+            Code::PodsReschedule,
+            format!(
+                "{} relaxed one preference per attempt; relaxing fully in one attempt is {why}",
+                unplaced.join(", ")
+            ),
+        )
+        .at(upstream::SCHEDULER_TRY_SCHEDULE),
+    )
+}
+
 /// Where each moved pod goes (only `explain` asks).
 pub(super) fn pod_views(results: &Results) -> Vec<PodView> {
     results
