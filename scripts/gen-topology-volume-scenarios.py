@@ -27,7 +27,8 @@ def pool():
             "spec": {"template": {"spec": {
                 "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}},
-                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s"}}}
+                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s"}},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
 
 
 def node(name, zone, itype="c.mid", extra_labels=None):
@@ -146,6 +147,17 @@ def main():
                         "allowedTopologies": [{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["zone-a"]}]},
                                               {"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["zone-b"]}]}]}]),
           {"commands": [{"decision": "delete", "candidates": ["node-x"]}]})
+    # The EBS CSI driver's own zone key: the AWS provider normalises it to topology.kubernetes.io/zone.
+    ebs_pv = pv("pv-data", ["zone-a"])
+    ebs_pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["key"] = \
+        "topology.ebs.csi.aws.com/zone"
+    write("own-pv-ebs-csi-zone-key",
+          "aws/karpenter-provider-aws pkg/operator/operator.go:81 (v1.14.1; :69 at v1.0.0) adds "
+          "topology.ebs.csi.aws.com/zone to karpenter's NormalizedLabels as topology.kubernetes.io/zone, so "
+          "volumetopology.go getPersistentVolumeRequirements pins db to zone-a: node-x is replaced by a cheaper node "
+          "in zone-a (without the alias the key is unknown to every NodeClaim and db could not move at all)",
+          vol_cluster({"name": "data", "persistentVolumeClaim": {"claimName": "data"}}, [pvc("data", "pv-data"), ebs_pv]),
+          {"commands": [{"decision": "replace", "candidates": ["node-x"], "replacements": [{"zones": ["zone-a"]}]}]})
     # CSI limits: node-b's CSINode allows one EBS volume and keep-b holds one; db's claim would be a second.
     csi = [pvc("data", "pv-data"), pv("pv-data", ["zone-b"], "ebs.csi.aws.com"),
            pvc("kept", "pv-kept"), pv("pv-kept", ["zone-b"], "ebs.csi.aws.com"),

@@ -39,9 +39,12 @@ pub(crate) fn is_well_known(key: &str) -> bool {
 /// Mirrors karpenter `pkg/apis/v1/labels.go` `NormalizedLabels`: every requirement built from a
 /// pod, a NodePool or a node label goes through `requirement.go NewRequirementWithFlexibility`,
 /// which rewrites these keys first, so `failure-domain.beta.kubernetes.io/zone In [a]` and
-/// `topology.kubernetes.io/zone In [a]` are one requirement.
-const NORMALIZED_LABELS: [(&str, &str); 5] = [
+/// `topology.kubernetes.io/zone In [a]` are one requirement. The AWS provider adds the EBS CSI
+/// driver's zone key (aws/karpenter-provider-aws `pkg/operator/operator.go` `NewOperator`, at
+/// every v1 tag), which PersistentVolumes it provisioned carry in their node affinity.
+const NORMALIZED_LABELS: [(&str, &str); 6] = [
     ("failure-domain.beta.kubernetes.io/zone", ZONE),
+    ("topology.ebs.csi.aws.com/zone", ZONE),
     ("beta.kubernetes.io/arch", "kubernetes.io/arch"),
     ("beta.kubernetes.io/os", "kubernetes.io/os"),
     ("beta.kubernetes.io/instance-type", INSTANCE_TYPE),
@@ -97,7 +100,9 @@ mod tests {
 
     #[test]
     fn legacy_keys_normalise_as_upstream_normalized_labels() {
-        // pkg/apis/v1/labels.go NormalizedLabels: the five beta keys and nothing else.
+        // pkg/apis/v1/labels.go NormalizedLabels: the five beta keys, and the EBS CSI driver's
+        // zone key that the AWS provider adds (pkg/operator/operator.go NewOperator).
+        assert_eq!(normalized("topology.ebs.csi.aws.com/zone"), "topology.kubernetes.io/zone");
         assert_eq!(normalized("failure-domain.beta.kubernetes.io/zone"), "topology.kubernetes.io/zone");
         assert_eq!(normalized("failure-domain.beta.kubernetes.io/region"), "topology.kubernetes.io/region");
         assert_eq!(normalized("beta.kubernetes.io/arch"), "kubernetes.io/arch");

@@ -34,8 +34,9 @@ pub use self::options::Options;
 const DRA_UNSUPPORTED: &str =
     "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter";
 
-/// Said of a DRA pod placed with `IGNORE_DRA_REQUESTS=false`: upstream then allocates its
-/// devices from ResourceSlices, which the replay does not read.
+/// Said of a DRA pod placed with `IGNORE_DRA_REQUESTS=false` from v1.14.0: upstream then
+/// allocates its devices from ResourceSlices (#3113), which the replay does not read. Before
+/// v1.14.0 upstream ignores the claims too, so the placement is exact there.
 const DRA_NOT_SIMULATED: &str =
     "its ResourceClaims were not simulated (IGNORE_DRA_REQUESTS=false): the destination is assumed to have the devices";
 
@@ -433,6 +434,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         if pod_data::has_dra_requirements(pod, self.world.cluster.rules())
             && !self.world.settings.ignore_dra_requests
             && to != Destination::Nowhere
+            && self.world.cluster.rules().version >= crate::rules::CoreVersion::new(1, 14, 0)
         {
             why.push(DRA_NOT_SIMULATED.to_owned());
         }
