@@ -1161,3 +1161,48 @@ write("relax-per-attempt",
                  "node-h, y (0.2 CPUs left there) opens one NodeClaim, an m5.small ($0.025/h < $0.192/h): "
                  "singlenodeconsolidation.go replaces node-a",
                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+
+PROV = "pkg/controllers/provisioning/provisioner.go"
+PENDING_TAKES_ROOM = ("q (3.2 CPUs, queued first) takes node-b's room and web-a opens a NodeClaim: an m5.small "
+                      "($0.025/h < $0.192/h), so singlenodeconsolidation.go replaces node-a")
+PENDING_IGNORED = "q is ignored (GetPendingPods), web-a fits node-b and node-a is deleted"
+VALIDATION_SETUP = ("node-a (m5.xlarge, $0.192/h) runs web-a (500m); node-b (m5.xlarge, held) has 3.5 CPUs free; "
+                    "q (3.2 CPUs) is pending")
+
+# #2182: preferred node-affinity terms are no longer validated from v1.5.0.
+q_preferring = pending("q", "3200m")
+q_preferring["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 1, "preference": {"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": ["elsewhere"]}]}}]}}
+write("preferred-affinity-validated",
+      ["own-version-preferred-affinity-validated: #2182 a pending pod's preferred node affinity is not validated (v1.5.0)",
+       VALIDATION_SETUP + " and prefers kubernetes.io/hostname In [elsewhere], a restricted label"],
+      [node_pool("default")] + node("node-a", "m5.xlarge") + node("node-b", "m5.xlarge", consolidatable=False)
+      + [pod("web-a", "node-a"), pod("web-b", "node-b"), q_preferring],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.4.2": (f"{K}@v1.4.2 {PROV}:528 validateAffinity runs validateNodeSelectorTerm on every preferred term, and "
+                 "pkg/apis/v1/labels.go IsRestrictedLabel refuses kubernetes.io/hostname: " + PENDING_IGNORED,
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.5.0": (f"{K}@v1.5.0 {PROV}:521 validateAffinity checks required terms only (#2182; provisioning "
+                 "suite_test.go:2244 \"should ignore node preferredDuringSchedulingIgnoredDuringExecution affinity\"): "
+                 "q is simulated, its preference relaxed: " + PENDING_TAKES_ROOM,
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+# #2586: node-role.kubernetes.io/… is no longer restricted from v1.9.0.
+q_worker = pending("q", "3200m")
+q_worker["spec"]["nodeSelector"] = {"node-role.kubernetes.io/worker": "true"}
+write("restricted-label-domains",
+      ["own-version-restricted-label-domains: #2586 only karpenter.sh labels and the hostname are restricted (v1.9.0)",
+       VALIDATION_SETUP + " and selects node-role.kubernetes.io/worker=true, which node-b carries"],
+      [node_pool("default")] + node("node-a", "m5.xlarge")
+      + labelled(node("node-b", "m5.xlarge", consolidatable=False), {"node-role.kubernetes.io/worker": "true"})
+      + [pod("web-a", "node-a"), pod("web-b", "node-b"), q_worker],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.8.3": (f"{K}@v1.8.3 pkg/apis/v1/labels.go IsRestrictedNodeLabel restricts every kubernetes.io domain "
+                 "(RestrictedLabelDomains) but node.kubernetes.io and node-restriction.kubernetes.io "
+                 f"(LabelDomainExceptions), so {PROV} validateNodeSelector refuses q: " + PENDING_IGNORED,
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "delete", "candidates": ["node-a"]}]}),
+       "1.9.0": (f"{K}@v1.9.0 pkg/apis/v1/labels.go IsRestrictedLabel (#2586) restricts only the karpenter.sh domain "
+                 "and kubernetes.io/hostname: q is simulated and goes to node-b, the node it selects: " + PENDING_TAKES_ROOM,
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})

@@ -96,6 +96,10 @@ pub const TOPOLOGY_DOMAIN_GROUP_FOR_EACH: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/topologydomaingroup.go", "TopologyDomainGroup.ForEachDomain");
 pub const SCHEDULER_TRY_SCHEDULE: Upstream =
     karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "Scheduler.trySchedule");
+pub const PROVISIONER_VALIDATE: Upstream =
+    karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.Validate");
+pub const VALIDATE_REQUIREMENT: Upstream = karpenter("pkg/apis/v1/nodeclaim_validation.go", "ValidateRequirement");
+pub const IS_RESTRICTED_LABEL: Upstream = karpenter("pkg/apis/v1/labels.go", "IsRestrictedLabel");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

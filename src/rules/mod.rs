@@ -168,6 +168,17 @@ pub enum Rule {
     /// failed pod is queued unrelaxed; before, an attempt placed the pod once and relaxed the
     /// queued pod itself one step, every other pod trying in between.
     RelaxFullyPerAttempt,
+    /// The provisioner validates a pending pod's nodeSelector and required node-affinity terms
+    /// only; before, its preferred terms too, so a preferred term on a restricted label (or with
+    /// `matchFields`) made it ignore the pod.
+    PreferredAffinityUnvalidated,
+    /// A pending pod whose `karpenter.sh/capacity-type In` names no known capacity type is
+    /// ignored; before, such a requirement was accepted.
+    CapacityTypeValuesValidated,
+    /// Only the `karpenter.sh` (and the provider's) label domain and `kubernetes.io/hostname` are
+    /// restricted; before, every `kubernetes.io` and `k8s.io` domain too (but for
+    /// `node.kubernetes.io`, `node-restriction.kubernetes.io` and `kops.k8s.io`).
+    RestrictedLabelsNarrowed,
 }
 
 /// One row of the table.
@@ -220,7 +231,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 42] = [
+pub const RULES: [RuleRow; 45] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -641,6 +652,36 @@ pub const RULES: [RuleRow; 42] = [
         backported_to: &[],
         reverted_in: None,
         before: "a pod that did not fit was relaxed one preference and queued again, the other pods trying before its next attempt",
+    },
+    RuleRow {
+        rule: Rule::PreferredAffinityUnvalidated,
+        field: "preferredAffinityUnvalidated",
+        pr: 2182,
+        upstream: upstream::PROVISIONER_VALIDATE,
+        since: v(1, 5, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a pending pod whose preferred node-affinity term used a restricted label or matchFields was ignored",
+    },
+    RuleRow {
+        rule: Rule::CapacityTypeValuesValidated,
+        field: "capacityTypeValuesValidated",
+        pr: 2164,
+        upstream: upstream::VALIDATE_REQUIREMENT,
+        since: v(1, 5, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a pending pod's karpenter.sh/capacity-type In with no known value was accepted",
+    },
+    RuleRow {
+        rule: Rule::RestrictedLabelsNarrowed,
+        field: "restrictedLabelsNarrowed",
+        pr: 2586,
+        upstream: upstream::IS_RESTRICTED_LABEL,
+        since: v(1, 9, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a pending pod selecting a kubernetes.io or k8s.io label (node-role.kubernetes.io/…) was ignored",
     },
 ];
 

@@ -4,10 +4,11 @@
 //!
 //! Mirrors karpenter `pkg/controllers/provisioning/provisioner.go` (`GetPendingPods`,
 //! `Validate`, `validateKarpenterManagedLabelCanExist`) and
-//! `scheduling/volumetopology.go` (`ValidatePersistentVolumeClaims`, `validateVolume`). The
-//! NodePool label-domain checks of `validateNodeSelector`/`validateAffinity`
-//! (`v1.ValidateRequirement`) are not replayed. Upstream's unsupported-provisioner and
-//! unsupported-topology-key sets are empty.
+//! `scheduling/volumetopology.go` (`ValidatePersistentVolumeClaims`, `validateVolume`); the
+//! node-selection checks of `validateNodeSelector`/`validateAffinity` are [`node_selection`]'s.
+//! Upstream's unsupported-provisioner and unsupported-topology-key sets are empty.
+
+mod node_selection;
 
 use super::volume_topology::ClaimSource;
 use crate::engine::labels::NODEPOOL;
@@ -20,24 +21,27 @@ const BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
 
 /// Why Karpenter ignores the pending pod, if it does (`Provisioner.Validate`).
 pub(crate) fn rejection(pod: &Pod, cluster: &Cluster<'_>) -> Option<String> {
-    avoids_karpenter(pod).or_else(|| claim_rejection(pod, cluster))
+    avoids_karpenter(pod)
+        .or_else(|| node_selection::rejection(pod, cluster.rules()))
+        .or_else(|| claim_rejection(pod, cluster))
 }
 
-/// `validateKarpenterManagedLabelCanExist`: a required term asks for no NodePool label.
+/// `validateKarpenterManagedLabelCanExist`: the pod's requirements (`NewPodRequirements`: its
+/// heaviest preferred term and first required term) ask for no NodePool label.
 fn avoids_karpenter(pod: &Pod) -> Option<String> {
-    let terms = pod
-        .spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
+    let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
+    let first_required = node_affinity
         .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map(|r| r.node_selector_terms.as_slice())
-        .unwrap_or_default();
-    let first = terms.first()?;
-    first
-        .match_expressions
-        .iter()
+        .and_then(|r| r.node_selector_terms.first());
+    // The heaviest; among equal weights the first (as `pod_data::pod_requirements`).
+    let heaviest_preferred = node_affinity
+        .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|terms| terms.iter().rev().max_by_key(|t| t.weight))
+        .map(|t| &t.preference);
+    [first_required, heaviest_preferred]
+        .into_iter()
         .flatten()
+        .flat_map(|term| term.match_expressions.iter().flatten())
         .any(|e| e.key == NODEPOOL && e.operator == "DoesNotExist")
         .then(|| format!("configured to not run on a Karpenter provisioned node ({NODEPOOL} DoesNotExist)"))
 }
