@@ -1206,3 +1206,28 @@ write("restricted-label-domains",
        "1.9.0": (f"{K}@v1.9.0 pkg/apis/v1/labels.go IsRestrictedLabel (#2586) restricts only the karpenter.sh domain "
                  "and kubernetes.io/hostname: q is simulated and goes to node-b, the node it selects: " + PENDING_TAKES_ROOM,
                  {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]})})
+
+
+# #1727: agent's first required term (example.com/gpu Exists) fits no template; its second (kubernetes.io/os In
+# [linux]) does.
+two_terms_agent, two_terms_spec = daemon_set("agent", "1500m", {"key": "example.com/gpu", "operator": "Exists"})
+two_terms_spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"].append(
+    {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]})
+write("daemon-overhead-terms",
+      ["own-version-daemon-overhead-terms: #1727 each required term of a DaemonSet is tried for a new NodeClaim's "
+       "overhead (v1.1.1)",
+       "DaemonSet agent requires example.com/gpu Exists OR kubernetes.io/os In [linux]; " + DAEMON_SETUP],
+      [node_pool("default"), two_terms_agent] + node("node-a", "m5.xlarge") + node("node-h", "m5.xlarge")
+      + [daemon_pod(two_terms_agent, two_terms_spec, "node-a"), daemon_pod(two_terms_agent, two_terms_spec, "node-h"),
+         pod("web-a", "node-a", cpu="1200m"),
+         pod("hold-h", "node-h", cpu="2400m", annotations={"karpenter.sh/do-not-disrupt": "true"})],
+      ["m5.small", "m5.large", "m5.xlarge"],
+      {"1.1.0": (f"{K}@v1.1.0 {SCHED}/scheduler.go getDaemonOverhead checks the template against NewPodRequirements "
+                 "(the first required term): example.com/gpu Exists is not a key the template defines, so agent adds "
+                 "no overhead: web-a fits an m5.large at $0.096/h < $0.192/h and singlenodeconsolidation.go replaces "
+                 "node-a",
+                 {"method": "SingleNodeConsolidation", "commands": [{"decision": "replace", "candidates": ["node-a"]}]}),
+       "1.1.1": (f"{K}@v1.1.1 {SCHED}/scheduler.go isDaemonPodCompatible (#1727, 8f8e75926) tries each required term "
+                 "(removeRequiredNodeAffinityTerm): kubernetes.io/os In [linux] fits, so agent's 1500m counts on every "
+                 "type: web-a fits no m5.large and the m5.xlarge is not cheaper: no command",
+                 {"commands": []})})

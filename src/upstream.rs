@@ -100,6 +100,8 @@ pub const PROVISIONER_VALIDATE: Upstream =
     karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.Validate");
 pub const VALIDATE_REQUIREMENT: Upstream = karpenter("pkg/apis/v1/nodeclaim_validation.go", "ValidateRequirement");
 pub const IS_RESTRICTED_LABEL: Upstream = karpenter("pkg/apis/v1/labels.go", "IsRestrictedLabel");
+pub const IS_DAEMON_POD_COMPATIBLE: Upstream =
+    karpenter("pkg/controllers/provisioning/scheduling/scheduler.go", "isDaemonPodCompatible");
 pub const NODECLAIM_IS_MANAGED: Upstream = karpenter("pkg/utils/nodeclaim/nodeclaim.go", "IsManaged");
 pub const VALIDATE_NODE_DISRUPTABLE: Upstream =
     karpenter("pkg/controllers/state/statenode.go", "StateNode.ValidateNodeDisruptable");

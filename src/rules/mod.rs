@@ -179,6 +179,11 @@ pub enum Rule {
     /// restricted; before, every `kubernetes.io` and `k8s.io` domain too (but for
     /// `node.kubernetes.io`, `node-restriction.kubernetes.io` and `kops.k8s.io`).
     RestrictedLabelsNarrowed,
+    /// A DaemonSet counts in a new NodeClaim's overhead when one of its required node-affinity
+    /// terms fits the template (preferences ignored, PreferNoSchedule taints tolerated);
+    /// before, only its first required term with its heaviest preferred one, and an untolerated
+    /// PreferNoSchedule taint kept it out.
+    DaemonOverheadStrictTerms,
 }
 
 /// One row of the table.
@@ -231,7 +236,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 45] = [
+pub const RULES: [RuleRow; 46] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -682,6 +687,16 @@ pub const RULES: [RuleRow; 45] = [
         backported_to: &[],
         reverted_in: None,
         before: "a pending pod selecting a kubernetes.io or k8s.io label (node-role.kubernetes.io/…) was ignored",
+    },
+    RuleRow {
+        rule: Rule::DaemonOverheadStrictTerms,
+        field: "daemonOverheadStrictTerms",
+        pr: 1727,
+        upstream: upstream::IS_DAEMON_POD_COMPATIBLE,
+        since: v(1, 1, 1),
+        backported_to: &[],
+        reverted_in: None,
+        before: "a DaemonSet counted in a new NodeClaim's overhead only if its first required term and heaviest preference fit the template",
     },
 ];
 

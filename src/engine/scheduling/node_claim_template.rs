@@ -10,7 +10,7 @@ use foldhash::HashMap;
 
 use super::host_port_usage::{host_ports, HostPort};
 use super::instance_types::{instance_type_compatible, instance_type_intersects, sort_by_cheapest};
-use super::pod_data::{has_dra_requirements, strict_alternatives};
+use super::pod_data::{has_dra_requirements, pod_requirements, strict_alternatives};
 use super::preferences::prefer_no_schedule_toleration;
 use super::requirements::{Requirement, Requirements};
 use super::taints;
@@ -211,15 +211,23 @@ fn daemon_overhead_groups(
     // Before #2102 (v1.4.0) a new NodeClaim's host-port usage starts empty.
     let daemon_ports = cluster.rules().has(Rule::DaemonHostPortsOnNewClaims);
     // Per DaemonSet: its required terms the template admits (none if it does not tolerate it).
+    // From #1727 (v1.1.1) `isDaemonPodCompatible`: PreferNoSchedule taints tolerated, the strict
+    // requirements (no preference) of each required term in turn. Before, v1.1.0
+    // `getDaemonOverhead`: the pod's own tolerations, and its `NewPodRequirements` (heaviest
+    // preferred and first required term) alone.
+    let strict_terms = cluster.rules().has(Rule::DaemonOverheadStrictTerms);
     let admitted: Vec<Vec<Requirements>> = daemons
         .iter()
         .map(|p| {
             let mut tolerations = p.spec.tolerations.clone();
-            tolerations.push(prefer_no_schedule_toleration());
+            if strict_terms {
+                tolerations.push(prefer_no_schedule_toleration());
+            }
             if taints::untolerated(&tolerations, template_taints).is_some() {
                 return Vec::new();
             }
-            strict_alternatives(p).into_iter().filter(|r| labels.compatible(r, &is_well_known).is_ok()).collect()
+            let alternatives = if strict_terms { strict_alternatives(p) } else { pod_requirements(p) };
+            alternatives.into_iter().filter(|r| labels.compatible(r, &is_well_known).is_ok()).collect()
         })
         .collect();
     let mut groups: Vec<DaemonGroup> = Vec::new();
