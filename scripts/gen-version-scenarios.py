@@ -120,6 +120,11 @@ def write(name, header, objects, types, expectations, extra_types=()):
             instance_types(types, extra_types), {"apiVersion": "v1", "kind": "List", "items": objects}]
     text = "".join(f"# {line}\n" for line in header) + "".join(
         "---\n" + yaml.safe_dump(d, sort_keys=False, default_flow_style=False) for d in docs)
+    write_folders(name, text, expectations)
+
+
+def write_folders(name, text, expectations):
+    """One folder per version: the same snapshot text, that version's expectation."""
     for version, (source, expect) in expectations.items():
         folder = f"tests/scenarios/own-version-{name}-v{version}"
         os.makedirs(folder, exist_ok=True)
@@ -766,14 +771,7 @@ def write_from(name, header, scenario, expectations, drop=()):
     with open(f"tests/scenarios/{scenario}/snapshot.yaml") as f:
         kept = "".join(line for line in f if not line.startswith(tuple(drop)))
         text = "".join(f"# {line}\n" for line in header) + f"# snapshot of tests/scenarios/{scenario}\n" + kept
-    for version, (source, expect) in expectations.items():
-        folder = f"tests/scenarios/own-version-{name}-v{version}"
-        os.makedirs(folder, exist_ok=True)
-        with open(f"{folder}/snapshot.yaml", "w") as f:
-            f.write(text)
-        spec = {"source": source, "args": ["--karpenter-version", version, "plan"], "expect": expect}
-        with open(f"{folder}/expect.json", "w") as f:
-            f.write(json.dumps(spec, indent=1) + "\n")
+    write_folders(name, text, expectations)
 
 
 VT = "pkg/controllers/provisioning/scheduling/volumetopology.go"

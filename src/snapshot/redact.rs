@@ -40,7 +40,7 @@ const HASH_LEN: usize = 8;
 const KEPT_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// Label keys whose values the replay compares with the catalogue and offerings.
-const KEPT_VALUE_KEYS: [&str; 13] = [
+const KEPT_VALUE_KEYS: [&str; 14] = [
     "node.kubernetes.io/instance-type",
     "beta.kubernetes.io/instance-type",
     "topology.kubernetes.io/zone",
@@ -48,6 +48,8 @@ const KEPT_VALUE_KEYS: [&str; 13] = [
     "failure-domain.beta.kubernetes.io/zone",
     "failure-domain.beta.kubernetes.io/region",
     "topology.k8s.aws/zone-id",
+    // The EBS CSI driver's zone key, which the AWS provider reads as topology.kubernetes.io/zone.
+    "topology.ebs.csi.aws.com/zone",
     "kubernetes.io/arch",
     "kubernetes.io/os",
     "beta.kubernetes.io/arch",

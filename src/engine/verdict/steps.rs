@@ -310,16 +310,19 @@ pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<R
 /// place.
 pub(super) fn one_step_relaxation(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
     let why = world.cluster.rules().cite_if_inactive(Rule::RelaxFullyPerAttempt)?;
+    let nowhere: Vec<&str> =
+        results.moves.iter().filter(|m| !m.pending && m.to == Destination::Nowhere).map(|m| m.pod.as_str()).collect();
+    if nowhere.is_empty() {
+        return None;
+    }
     let unplaced: Vec<String> = results
         .candidates
         .iter()
         .flat_map(|&i| world.nodes[i].pods.iter())
-        .filter(|p| {
-            let mut copy = std::borrow::Cow::Borrowed(**p);
-            world.preferences.relax(&mut copy).is_some()
-        })
-        .map(|p| p.metadata.key())
-        .filter(|key| results.moves.iter().any(|m| !m.pending && &m.pod == key && m.to == Destination::Nowhere))
+        .map(|p| (p, p.metadata.key()))
+        .filter(|(_, key)| nowhere.contains(&key.as_str()))
+        .filter(|(p, _)| world.preferences.relax(&mut std::borrow::Cow::Borrowed(**p)).is_some())
+        .map(|(_, key)| key)
         .collect();
     if unplaced.is_empty() {
         return None;
