@@ -724,6 +724,8 @@ pub const AWS_NODE_CLASS: (&str, &str) = ("karpenter.k8s.aws", "EC2NodeClass");
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSet {
     pub version: CoreVersion,
+    /// Whether each rule is in force, indexed by the [`Rule`]'s discriminant (every rule has
+    /// one row, so there are as many as rows): `has` is read on the simulation's hot paths.
     active: [bool; RULES.len()],
     /// Whose NodeClass kinds [`Rule::ProviderNodeClassesOnly`] keeps.
     pub node_classes: ProviderNodeClasses,
@@ -739,8 +741,8 @@ impl Default for RuleSet {
 impl RuleSet {
     pub fn at(version: CoreVersion) -> RuleSet {
         let mut active = [false; RULES.len()];
-        for (slot, row) in active.iter_mut().zip(RULES.iter()) {
-            *slot = row.active_at(version);
+        for row in &RULES {
+            active[row.rule as usize] = row.active_at(version);
         }
         RuleSet { version, active, node_classes: ProviderNodeClasses::Aws }
     }
@@ -760,41 +762,27 @@ impl RuleSet {
 
     /// Whether `rule` is in force.
     pub fn has(&self, rule: Rule) -> bool {
-        RULES.iter().zip(self.active).any(|(r, on)| r.rule == rule && on)
+        self.active[rule as usize]
     }
 
     /// This rule set with `rule` in force or not (`diff` flips one rule at a time to find the
     /// one that moves a verdict).
     #[must_use]
     pub fn with(mut self, rule: Rule, on: bool) -> RuleSet {
-        for (slot, row) in self.active.iter_mut().zip(RULES.iter()) {
-            if row.rule == rule {
-                *slot = on;
-            }
-        }
+        self.active[rule as usize] = on;
         self
     }
 
     /// The rules whose value differs between two rule sets, with `other`'s value.
     pub fn differences(&self, other: &RuleSet) -> Vec<(&'static RuleRow, bool)> {
-        RULES
-            .iter()
-            .zip(self.active.iter().zip(other.active))
-            .filter(|(_, (a, b))| **a != *b)
-            .map(|(r, (_, b))| (r, b))
-            .collect()
+        RULES.iter().filter(|r| self.has(r.rule) != other.has(r.rule)).map(|r| (r, other.has(r.rule))).collect()
     }
 
     /// The rows whose value differs from the newest version's: what JSON lists and what an
     /// explanation cites.
     pub fn differing(&self) -> Vec<&'static RuleRow> {
         let newest = RuleSet::default();
-        RULES
-            .iter()
-            .zip(self.active.iter().zip(newest.active))
-            .filter(|(_, (a, b))| **a != *b)
-            .map(|(r, _)| r)
-            .collect()
+        RULES.iter().filter(|r| self.has(r.rule) != newest.has(r.rule)).collect()
     }
 
     /// `rule`'s citation when the rule is in force at this version but not at every supported
@@ -818,6 +806,7 @@ mod tests {
 
     #[test]
     fn each_rule_has_one_row_and_the_newest_has_them_all() {
+        assert!(RULES.iter().all(|r| (r.rule as usize) < RULES.len()), "a rule without a row");
         let mut seen: Vec<Rule> = RULES.iter().map(|r| r.rule).collect();
         seen.sort();
         seen.dedup();

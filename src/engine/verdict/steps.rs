@@ -204,18 +204,25 @@ pub(super) fn held_pods_simulated(world: &World<'_, '_>, results: &Results) -> O
 /// initializing node that kept such a taint and turned a moved pod away is named in the
 /// simulation step, with the rule that would have looked past the taint.
 pub(super) fn ephemeral_taints_kept(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
-    let known = crate::engine::scheduling::taints::EphemeralTaints::of(world.cluster.rules());
+    use crate::engine::scheduling::taints::EphemeralTaints;
+    let known = EphemeralTaints::of(world.cluster.rules());
+    if known == EphemeralTaints::NEWEST {
+        return None;
+    }
+    // The nodes a taint turned a pod away from, by name (`node: reason`): only those are looked
+    // up, so a verdict does not walk every node.
+    let refused: Vec<&str> = results
+        .moves
+        .iter()
+        .flat_map(|m| &m.rejections)
+        .filter(|r| r.contains("untolerated taint"))
+        .filter_map(|r| r.split_once(": ").map(|(node, _)| node))
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
     let mut notes = Vec::new();
-    for node in world.nodes.iter().filter(|n| !n.initialized) {
-        let prefix = format!("{}: ", node.name);
-        let turned_away = results
-            .moves
-            .iter()
-            .flat_map(|m| &m.rejections)
-            .any(|r| r.starts_with(&prefix) && r.contains("untolerated taint"));
-        if !turned_away {
-            continue;
-        }
+    for node in world.nodes.iter().filter(|n| !n.initialized && refused.contains(&n.name.as_str())) {
         for taint in node.taints.iter() {
             let Some(rule) = known.rule_missing_for(taint) else { continue };
             let why = world.cluster.rules().cite_if_inactive(rule).unwrap_or_default();
@@ -237,6 +244,9 @@ pub(super) fn ephemeral_taints_kept(world: &World<'_, '_>, results: &Results) ->
 /// DaemonSets' ports (#2102).
 pub(super) fn pending_host_ports(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
     let rules = world.cluster.rules();
+    if !rules.has(Rule::DaemonHostPortsOnNewClaims) {
+        return None;
+    }
     let refused: Vec<&str> = results
         .moves
         .iter()
@@ -273,13 +283,8 @@ pub(super) fn pending_host_ports(world: &World<'_, '_>, results: &Results) -> Op
 /// is part of that affinity.
 pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
     let rules = world.cluster.rules();
-    let spread_refused = results
-        .moves
-        .iter()
-        .any(|m| m.why.iter().chain(&m.rejections).any(|w| w.contains("didn't match pod topology spread constraints")));
-    if !spread_refused {
-        return None;
-    }
+    // The version's spread rules first: at most versions there is nothing to say, and no
+    // refusal text is read.
     let cites: Vec<String> = [
         rules.cite_if_inactive(Rule::SpreadInclusionPolicies),
         rules.cite_if_active(Rule::SpreadDomainsBySourceAffinity),
@@ -290,6 +295,13 @@ pub(super) fn spread_rules(world: &World<'_, '_>, results: &Results) -> Option<R
     .flatten()
     .collect();
     if cites.is_empty() {
+        return None;
+    }
+    let spread_refused = results
+        .moves
+        .iter()
+        .any(|m| m.why.iter().chain(&m.rejections).any(|w| w.contains("didn't match pod topology spread constraints")));
+    if !spread_refused {
         return None;
     }
     Some(
