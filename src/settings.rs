@@ -43,6 +43,11 @@ pub(crate) fn apply_version(info: &mut crate::snapshot::SnapshotInfo) -> Vec<Str
     let rules = info.rules.clone();
     let version = rules.version;
     let mut warnings = Vec::new();
+    for versioned in VERSIONED_SETTINGS.iter().filter(|s| rules.has(s.rule)) {
+        if let Some(warning) = info.settings.get(versioned.name).and_then(|s| refused(versioned.name, s)) {
+            warnings.push(warning);
+        }
+    }
     for versioned in VERSIONED_SETTINGS.iter().filter(|s| !rules.has(s.rule)) {
         let Some(setting) = info.settings.get_mut(versioned.name) else { continue };
         if is_default_source(&setting.source) {
@@ -116,14 +121,25 @@ pub(crate) fn resolve(snapshot: &mut Snapshot, flags: &[String]) -> Result<Vec<S
         value: PINNED_VERSION.into(),
         source: "assumed (no Karpenter Deployment or version in the snapshot)".into(),
     });
-    // Which rules that version means is `rules::select`'s, the next step of the pipeline.
+    // Which rules that version means is `rules::select`'s, the next step of the pipeline; a
+    // setting not every version has is checked by `apply_version`, once the version is known
+    // (a version without it never reads it, so never refuses it).
     let mut warnings = Vec::new();
-    for (name, s) in info.settings.iter().filter(|(k, _)| *k != VERSION) {
-        if let Err(e) = validate(name, &s.value) {
-            warnings.push(format!("{e} (from {}); Karpenter would refuse to start, the default is assumed", s.source));
+    for (name, s) in
+        info.settings.iter().filter(|(k, _)| *k != VERSION && crate::rules::options::versioned(k).is_none())
+    {
+        if let Some(warning) = refused(name, s) {
+            warnings.push(warning);
         }
     }
     Ok(warnings)
+}
+
+/// The warning for a value Karpenter would refuse at startup.
+fn refused(name: &str, s: &Setting) -> Option<String> {
+    validate(name, &s.value)
+        .err()
+        .map(|e| format!("{e} (from {}); Karpenter would refuse to start, the default is assumed", s.source))
 }
 
 /// `VM_MEMORY_OVERHEAD_PERCENT` and `RESERVED_ENIS` as the catalogue needs them.
@@ -190,6 +206,23 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(s.info.settings["version"].value, "1.13.2");
         assert!(resolve(&mut Snapshot::default(), &["MIN_VALUES_POLICY=Sometimes".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn a_setting_is_refused_only_by_a_version_that_reads_it() {
+        let with = |version: &str| {
+            let mut s = Snapshot::default();
+            let from_env = Setting { value: "Sometimes".into(), source: "deployment env".into() };
+            s.info.settings.insert("MIN_VALUES_POLICY".into(), from_env);
+            let mut warnings = resolve(&mut s, &[]).expect("valid");
+            s.info.rules = crate::rules::RuleSet::at(crate::rules::CoreVersion::parse(version).expect("version").0);
+            warnings.extend(super::apply_version(&mut s.info));
+            warnings
+        };
+        let new = with("1.6.0");
+        assert!(new.len() == 1 && new[0].contains("would refuse to start"), "{new:?}");
+        let old = with("1.5.5");
+        assert!(old.len() == 1 && old[0].contains("is ignored: Karpenter v1.5.5 has no MIN_VALUES_POLICY"), "{old:?}");
         assert!(resolve(&mut Snapshot::default(), &["NOPE=1".to_owned()]).is_err());
     }
 }
