@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 
 use crate::catalogue::CapacitySettings;
+use crate::rules::{options, RuleSet};
 use crate::snapshot::controller::{SETTINGS, VERSION};
-use crate::snapshot::{Setting, Snapshot};
+use crate::snapshot::{Setting, Snapshot, SnapshotInfo};
 
 /// The version whose rules this replay implements.
 pub(crate) const PINNED_VERSION: &str = "v1.14";
@@ -38,17 +39,30 @@ pub(crate) fn is_default_source(source: &str) -> bool {
 /// default becomes that version's default string, and a gate it does not have is ignored with a
 /// warning when set on. The engine reads both through `rules::options`, so this is what the
 /// report shows and warns about.
-pub(crate) fn apply_version(info: &mut crate::snapshot::SnapshotInfo) -> Vec<String> {
-    use crate::rules::options::{self, VERSIONED_SETTINGS};
+pub(crate) fn apply_version(info: &mut SnapshotInfo) -> Vec<String> {
     let rules = info.rules.clone();
+    let mut warnings = refused_versioned_settings(info, &rules);
+    warnings.extend(ignore_absent_settings(info, &rules));
+    default_feature_gates(info, &rules);
+    warnings.extend(absent_gates_set_on(info, &rules));
+    warnings
+}
+
+/// The settings the version has, each value it would refuse at startup.
+fn refused_versioned_settings(info: &SnapshotInfo, rules: &RuleSet) -> Vec<String> {
+    options::VERSIONED_SETTINGS
+        .iter()
+        .filter(|s| rules.has(s.rule))
+        .filter_map(|s| info.settings.get(s.name).and_then(|setting| refused(s.name, setting)))
+        .collect()
+}
+
+/// The settings the version lacks: a default one is dropped, an explicit one is marked ignored
+/// (its value kept, so `diff` can flip the rule that adds it) with a warning.
+fn ignore_absent_settings(info: &mut SnapshotInfo, rules: &RuleSet) -> Vec<String> {
     let version = rules.version;
     let mut warnings = Vec::new();
-    for versioned in VERSIONED_SETTINGS.iter().filter(|s| rules.has(s.rule)) {
-        if let Some(warning) = info.settings.get(versioned.name).and_then(|s| refused(versioned.name, s)) {
-            warnings.push(warning);
-        }
-    }
-    for versioned in VERSIONED_SETTINGS.iter().filter(|s| !rules.has(s.rule)) {
+    for versioned in options::VERSIONED_SETTINGS.iter().filter(|s| !rules.has(s.rule)) {
         let Some(setting) = info.settings.get_mut(versioned.name) else { continue };
         if is_default_source(&setting.source) {
             info.settings.remove(versioned.name);
@@ -68,26 +82,40 @@ pub(crate) fn apply_version(info: &mut crate::snapshot::SnapshotInfo) -> Vec<Str
         ));
         setting.source = format!("{}; ignored: Karpenter {version} has no {}", setting.source, versioned.name);
     }
-    if let Some(gates) = info.settings.get_mut("FEATURE_GATES").filter(|s| is_default_source(&s.source)) {
-        // Said the same way whichever version wrote the snapshot: v1.14's string under v1.14's
-        // source, another version's under its own.
-        let default = options::default_feature_gates(&rules);
-        let newest = DEFAULTS.iter().find(|(name, _)| *name == "FEATURE_GATES").map(|(_, v)| *v);
-        gates.source = if Some(default.as_str()) == newest {
-            DEFAULT_SOURCE.to_owned()
-        } else {
-            format!("default (Karpenter {version})")
-        };
-        gates.value = default;
-    }
-    for (gate, _) in info.feature_gates.iter().filter(|(g, on)| **on && options::gate_default(&rules, g).is_none()) {
-        let since = options::gate_since(gate)
-            .map_or_else(|| "no Karpenter release".to_owned(), |minor| format!("v1.{minor}.0"));
-        warnings.push(format!(
-            "FEATURE_GATES {gate}=true is ignored: Karpenter {version} has no {gate} gate (it is in {since} on)"
-        ));
-    }
     warnings
+}
+
+/// `FEATURE_GATES` at its default becomes the version's default string, said the same way
+/// whichever version wrote the snapshot: v1.14's string under v1.14's source, another
+/// version's under its own.
+fn default_feature_gates(info: &mut SnapshotInfo, rules: &RuleSet) {
+    let Some(gates) = info.settings.get_mut("FEATURE_GATES").filter(|s| is_default_source(&s.source)) else {
+        return;
+    };
+    let default = options::default_feature_gates(rules);
+    let newest = DEFAULTS.iter().find(|(name, _)| *name == "FEATURE_GATES").map(|(_, v)| *v);
+    gates.source = if Some(default.as_str()) == newest {
+        DEFAULT_SOURCE.to_owned()
+    } else {
+        format!("default (Karpenter {})", rules.version)
+    };
+    gates.value = default;
+}
+
+/// A warning for each gate set on that the version does not have.
+fn absent_gates_set_on(info: &SnapshotInfo, rules: &RuleSet) -> Vec<String> {
+    info.feature_gates
+        .iter()
+        .filter(|(gate, on)| **on && options::gate_default(rules, gate).is_none())
+        .map(|(gate, _)| {
+            let since = options::gate_since(gate)
+                .map_or_else(|| "no Karpenter release".to_owned(), |minor| format!("v1.{minor}.0"));
+            format!(
+                "FEATURE_GATES {gate}=true is ignored: Karpenter {} has no {gate} gate (it is in {since} on)",
+                rules.version
+            )
+        })
+        .collect()
 }
 
 /// Resolves every setting into `snapshot.info.settings` (flags first, `version` included),

@@ -31,11 +31,12 @@ pub const VERSIONED_SETTINGS: [VersionedSetting; 3] = [
 ];
 
 /// Feature gates by the first minor that has them (`FeatureGates` in options.go: v1.0.0 :102,
-/// v1.1.0 :101, v1.3.0 :102, v1.7.0 :131, v1.14.1 :134). None was backported.
+/// v1.1.0 :101, v1.3.0 :102, v1.7.0 :131, v1.14.1 :134), in the order of options.go's
+/// `feature-gates` default string. None was backported.
 const GATES: [(&str, u32); 6] = [
-    ("SpotToSpotConsolidation", 0),
     ("NodeRepair", 1),
     ("ReservedCapacity", 3),
+    ("SpotToSpotConsolidation", 0),
     ("NodeOverlay", 7),
     ("StaticCapacity", 7),
     ("CapacityBuffer", 14),
@@ -64,17 +65,9 @@ pub fn gate_default(rules: &RuleSet, name: &str) -> Option<bool> {
 
 /// The version's default `FEATURE_GATES` string, in options.go's order.
 pub fn default_feature_gates(rules: &RuleSet) -> String {
-    let order = [
-        "NodeRepair",
-        "ReservedCapacity",
-        "SpotToSpotConsolidation",
-        "NodeOverlay",
-        "StaticCapacity",
-        "CapacityBuffer",
-    ];
-    order
+    GATES
         .iter()
-        .filter_map(|gate| gate_default(rules, gate).map(|on| format!("{gate}={on}")))
+        .filter_map(|(gate, _)| gate_default(rules, gate).map(|on| format!("{gate}={on}")))
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -149,15 +149,14 @@ impl<'w, 'a> Simulation<'w, '_, 'a> {
     /// opened yet then starts with every port its siblings took.
     fn ports_taken_for(&self, claim: &Claim<'w, 'a>, wanted: &[HostPort]) -> bool {
         let rules = self.world.cluster.rules();
-        if rules.has(Rule::HostPortsPerNewClaim) || !rules.has(Rule::DaemonHostPortsOnNewClaims) {
-            return host_port_conflict(wanted, claim.host_ports.iter());
-        }
+        let shared = rules.has(Rule::DaemonHostPortsOnNewClaims) && !rules.has(Rule::HostPortsPerNewClaim);
         host_port_conflict(wanted, claim.host_ports.iter())
-            || self
-                .claims
-                .iter()
-                .filter(|c| std::ptr::eq(c.template, claim.template))
-                .any(|c| host_port_conflict(wanted, c.host_ports.iter()))
+            || (shared
+                && self
+                    .claims
+                    .iter()
+                    .filter(|c| std::ptr::eq(c.template, claim.template))
+                    .any(|c| host_port_conflict(wanted, c.host_ports.iter())))
     }
 
     /// The available reserved offerings of the remaining types that the claim's requirements

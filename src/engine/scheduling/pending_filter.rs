@@ -29,16 +29,8 @@ pub(crate) fn rejection(pod: &Pod, cluster: &Cluster<'_>) -> Option<String> {
 /// `validateKarpenterManagedLabelCanExist`: the pod's requirements (`NewPodRequirements`: its
 /// heaviest preferred term and first required term) ask for no NodePool label.
 fn avoids_karpenter(pod: &Pod) -> Option<String> {
-    let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
-    let first_required = node_affinity
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .and_then(|r| r.node_selector_terms.first());
-    // The heaviest; among equal weights the first (as `pod_data::pod_requirements`).
-    let heaviest_preferred = node_affinity
-        .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
-        .and_then(|terms| terms.iter().rev().max_by_key(|t| t.weight))
-        .map(|t| &t.preference);
-    [first_required, heaviest_preferred]
+    let first_required = super::pod_data::required_node_terms(pod).first();
+    [first_required, super::pod_data::heaviest_preferred_term(pod)]
         .into_iter()
         .flatten()
         .flat_map(|term| term.match_expressions.iter().flatten())

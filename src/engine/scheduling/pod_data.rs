@@ -49,18 +49,25 @@ pub(crate) fn node_requirements<'a>(pod: &'a Pod, cluster: &Cluster<'a>) -> Vec<
 /// with `podRequirementTypeAll`) as `scheduler.go updateCachedPodData` uses it.
 pub(crate) fn pod_requirements(pod: &Pod) -> Vec<Requirements> {
     let mut base = Requirements::from_labels(&pod.spec.node_selector);
-    let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
-    // The heaviest; among equal weights the first, as `preferences.rs` removes them.
-    let preferred = node_affinity
-        .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
-        .and_then(|terms| terms.iter().rev().max_by_key(|t| t.weight));
-    if let Some(preferred) = preferred {
-        base.add_all(&Requirements::from_k8s(preferred.preference.match_expressions.as_deref().unwrap_or_default()));
+    if let Some(preferred) = heaviest_preferred_term(pod) {
+        base.add_all(&Requirements::from_k8s(preferred.match_expressions.as_deref().unwrap_or_default()));
     }
     if let Some(term) = required_node_terms(pod).first() {
         base.add_all(&Requirements::from_k8s(term.match_expressions.as_deref().unwrap_or_default()));
     }
     vec![base]
+}
+
+/// The preferred node-affinity term `NewPodRequirements` treats as required: the heaviest;
+/// among equal weights the first, as `preferences.rs` removes them.
+pub(crate) fn heaviest_preferred_term(pod: &Pod) -> Option<&NodeSelectorTerm> {
+    pod.spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.preferred_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|terms| terms.iter().rev().max_by_key(|t| t.weight))
+        .map(|t| &t.preference)
 }
 
 /// The pod's nodeSelector and its **first** required node-affinity term, no preference: what

@@ -306,8 +306,10 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         self.world.relaxed_pins(pod).is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
     }
 
-    /// One attempt before v1.4.0 (`Solve` at v1.3.5): the pod as relaxed so far (`from`; none
-    /// yet: the pod itself) is added once; relaxing it after a failure is the caller's.
+    /// One attempt: the pod as relaxed so far (`from`; none yet: the pod itself, with its
+    /// preferences dropped under `PREFERENCE_POLICY=Ignore`) is added once. Relaxing it after
+    /// a failure is the caller's: [`Self::try_schedule`] from v1.4.0, the queue before (`Solve`
+    /// at v1.3.5).
     pub(in crate::engine) fn try_once(
         &mut self,
         pod: &'a Pod,
@@ -315,49 +317,45 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     ) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
         let first = from.is_none();
         let mut tried = from.unwrap_or(Cow::Borrowed(pod));
+        // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
+        // gets a DRAError, which `trySchedule` returns without relaxing.
         if pod_data::has_dra_requirements(pod, self.world.cluster.rules()) && self.world.settings.ignore_dra_requests {
             return (Err(vec![DRA_UNSUPPORTED.to_owned()]), tried);
         }
         if first && self.world.settings.ignore_preferences {
             preferences::ignore_preferences(&mut tried);
         }
-        if !self.doomed_memo(pod) {
-            if let Ok(placement) = self.place(pod, &tried) {
-                return (Ok(placement), tried);
-            }
+        let outcome = self.place_unless_doomed(pod, &tried);
+        (outcome.map_err(|()| Vec::new()), tried)
+    }
+
+    /// `place`, except for a pod no relaxation can land: it fails every attempt, and only its
+    /// copy as last tried, the one its refusals are written for, is still worked out. `place`
+    /// says why only once the pass is over (`template_errors`).
+    fn place_unless_doomed(&mut self, pod: &'a Pod, tried: &Pod) -> Result<Placement, ()> {
+        if self.doomed_memo(pod) {
+            return Err(());
         }
-        (Err(Vec::new()), tried)
+        self.place(pod, tried).map_err(|_| ())
     }
 
     /// `Scheduler.trySchedule`: adds the pod, relaxing one preference after each failure, on
     /// the pod's own copy; returns the outcome and the pod as last tried. Before #2119
-    /// (v1.4.0) an attempt is [`Self::try_once`]: the first attempt of every pod (all a
+    /// (v1.4.0) an attempt is [`Self::try_once`] alone: the first attempt of every pod (all a
     /// baseline asks) places it unrelaxed, once.
     pub(in crate::engine) fn try_schedule(&mut self, pod: &'a Pod) -> (Result<Placement, Vec<String>>, Cow<'a, Pod>) {
-        if !self.world.cluster.rules().has(crate::rules::Rule::RelaxFullyPerAttempt) {
-            return self.try_once(pod, None);
+        let (outcome, mut tried) = self.try_once(pod, None);
+        let relaxes = self.world.cluster.rules().has(crate::rules::Rule::RelaxFullyPerAttempt);
+        // A DRA refusal (the one error with words) is returned without relaxing.
+        if outcome.as_ref().is_ok() || outcome.as_ref().is_err_and(|e| !e.is_empty()) || !relaxes {
+            return (outcome, tried);
         }
-        let mut tried = Cow::Borrowed(pod);
-        // `scheduler.go add`: with IGNORE_DRA_REQUESTS (the default) a pod asking for DRA devices
-        // gets a DRAError, which `trySchedule` returns without relaxing.
-        if pod_data::has_dra_requirements(pod, self.world.cluster.rules()) && self.world.settings.ignore_dra_requests {
-            return (Err(vec![DRA_UNSUPPORTED.to_owned()]), tried);
-        }
-        if self.world.settings.ignore_preferences {
-            preferences::ignore_preferences(&mut tried);
-        }
-        // A pod no relaxation can land fails every attempt: only its copy as last tried, the
-        // one its refusals are written for, is still worked out.
-        let doomed = self.doomed_memo(pod);
         loop {
-            if !doomed {
-                if let Ok(placement) = self.place(pod, &tried) {
-                    return (Ok(placement), tried);
-                }
-            }
-            // `place` says why only once the pass is over (`template_errors`).
             if self.world.preferences.relax(&mut tried).is_none() {
                 return (Err(Vec::new()), tried);
+            }
+            if let Ok(placement) = self.place_unless_doomed(pod, &tried) {
+                return (Ok(placement), tried);
             }
         }
     }
