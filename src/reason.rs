@@ -35,6 +35,11 @@ pub enum Code {
     InstanceTypeUnknown,
     MissingLabels,
     BudgetExhausted,
+    /// StaticDrift: the static NodePool has more NodeClaims than `replicas` and waits for the
+    /// scale-down to finish.
+    StaticPoolOverscaled,
+    /// StaticDrift: `limits.nodes` leaves no room to reserve the replacement.
+    NodeLimitReached,
     // Outcomes.
     Empty,
     Drifted,
@@ -76,10 +81,11 @@ impl Code {
             ConsolidateAfterNever, DisruptionCost, DoNotDisruptNode, DoNotDisruptPod, Drifted, Empty, EventDisagrees,
             InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion, MinValuesNotMet,
             MissingLabels, MissingNodePoolLabel, MultiplePdbs, MultipleReplacementsNeeded, NoPositiveSavings,
-            NoReadyNodePool, NodeNotFound, NodePoolNotFound, Nominated, NotCheaper, NotConsolidatableYet, NotDrifted,
-            NotEmpty, NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty,
-            PriceUnknown, Replacement, SameInstanceType, SpotFlexibilityTooLow, SpotToSpotDisabled, StaticNodePool,
-            Uncertain, Underutilized, UninitializedDestination, WaitingForOtherMethod,
+            NoReadyNodePool, NodeLimitReached, NodeNotFound, NodePoolNotFound, Nominated, NotCheaper,
+            NotConsolidatableYet, NotDrifted, NotEmpty, NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule,
+            PodsReschedule, PolicyWhenEmpty, PriceUnknown, Replacement, SameInstanceType, SpotFlexibilityTooLow,
+            SpotToSpotDisabled, StaticNodePool, StaticPoolOverscaled, Uncertain, Underutilized,
+            UninitializedDestination, WaitingForOtherMethod,
         };
         match self {
             NotManaged | NodeNotFound | NodePoolNotFound | MissingNodePoolLabel | NotInitialized
@@ -93,6 +99,8 @@ impl Code {
             }
             NotConsolidatableYet => upstream::IS_UNDER_CONSOLIDATE_AFTER,
             BudgetExhausted | BudgetAllowed => upstream::GET_ALLOWED_DISRUPTIONS,
+            StaticPoolOverscaled => upstream::STATIC_DRIFT_COMPUTE,
+            NodeLimitReached => upstream::RESERVE_NODE_COUNT,
             Empty | NotEmpty => upstream::IS_EMPTY,
             Drifted | NotDrifted => upstream::DRIFT_SHOULD_DISRUPT,
             Underutilized | Replacement | MultipleReplacementsNeeded | NoPositiveSavings => {
@@ -116,8 +124,9 @@ impl Code {
     pub fn is_blocker(self) -> bool {
         use Code::{
             AlreadyDisrupting, BudgetExhausted, ConsolidateAfterNever, DoNotDisruptNode, DoNotDisruptPod,
-            InstanceTypeUnknown, MarkedForDeletion, MissingLabels, MissingNodePoolLabel, MultiplePdbs, NodeNotFound,
-            NodePoolNotFound, Nominated, NotConsolidatableYet, NotInitialized, NotManaged, PdbBlocked, StaticNodePool,
+            InstanceTypeUnknown, MarkedForDeletion, MissingLabels, MissingNodePoolLabel, MultiplePdbs,
+            NodeLimitReached, NodeNotFound, NodePoolNotFound, Nominated, NotConsolidatableYet, NotInitialized,
+            NotManaged, PdbBlocked, StaticNodePool, StaticPoolOverscaled,
         };
         matches!(
             self,
@@ -139,6 +148,8 @@ impl Code {
                 | InstanceTypeUnknown
                 | MissingLabels
                 | BudgetExhausted
+                | StaticPoolOverscaled
+                | NodeLimitReached
         )
     }
 

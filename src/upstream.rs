@@ -139,6 +139,8 @@ pub const DRIFT_SHOULD_DISRUPT: Upstream = karpenter("pkg/controllers/disruption
 pub const DRIFT_COMPUTE: Upstream = karpenter("pkg/controllers/disruption/drift.go", "Drift.ComputeCommands");
 pub const STATIC_DRIFT_COMPUTE: Upstream =
     karpenter("pkg/controllers/disruption/staticdrift.go", "StaticDrift.ComputeCommands");
+pub const RESERVE_NODE_COUNT: Upstream =
+    karpenter("pkg/controllers/state/statenodepool.go", "NodePoolState.ReserveNodeCount");
 pub const RESOURCES_CEILING: Upstream = karpenter("pkg/utils/resources/resources.go", "Ceiling");
 pub const GET_CANDIDATE_PRICES: Upstream =
     karpenter("pkg/controllers/disruption/consolidation.go", "getCandidatePrices");

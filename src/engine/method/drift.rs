@@ -2,8 +2,8 @@
 //! replacements as the pods need and no price check.
 //!
 //! Mirrors karpenter `pkg/controllers/disruption/drift.go` (`ShouldDisrupt`, `ComputeCommands`)
-//! and `staticdrift.go`. StaticDrift is replayed without the NodePool `limits.nodes`
-//! reservation.
+//! and `staticdrift.go` (with `statenodepool.go`'s counts for the static pool's scale-down and
+//! `limits.nodes`).
 
 use super::{Command, Context, Decision, Method, Outcome, Replacement};
 use crate::engine::candidate::Candidate;
@@ -159,45 +159,140 @@ fn empty_batch(ctx: &Context<'_, '_>, sorted: &[&Candidate<'_>]) -> Option<Outco
     Some(outcome)
 }
 
-/// StaticDrift: per static pool, replace up to its budget of drifted nodes from the template.
+/// StaticDrift: per static pool, replace up to its budget of drifted nodes from the template,
+/// once the pool is not above `replicas` and within what `limits.nodes` lets it reserve.
 ///
-/// Mirrors [`crate::upstream::STATIC_DRIFT_COMPUTE`].
+/// Mirrors [`crate::upstream::STATIC_DRIFT_COMPUTE`] (unchanged from v1.8.0, where static
+/// NodePools appeared, to v1.14.1).
 pub(crate) fn compute_static(ctx: &Context<'_, '_>) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut by_pool: std::collections::BTreeMap<String, Vec<&Candidate<'_>>> = std::collections::BTreeMap::new();
+    let mut by_pool: std::collections::BTreeMap<&str, Vec<&Candidate<'_>>> = std::collections::BTreeMap::new();
     for c in ctx.candidates.iter().filter(|c| should_disrupt(ctx, c, true)) {
-        by_pool.entry(c.pool.map(|p| p.metadata.name.clone()).unwrap_or_default()).or_default().push(c);
+        by_pool.entry(c.pool.map_or("", |p| p.metadata.name.as_str())).or_default().push(c);
     }
     for (pool, members) in by_pool {
+        let Some(node_pool) = members.first().and_then(|c| c.pool) else { continue };
         let budget = members.first().map_or(0, |c| ctx.remaining(c, DisruptionReason::Drifted));
-        for (n, c) in members.into_iter().enumerate() {
-            if (n as i64) >= budget {
+        let counts = PoolClaimCounts::of(ctx.cluster, pool);
+        let replicas = node_pool.spec.replicas.unwrap_or(0);
+        let skip_all = |outcome: &mut Outcome, reason: Reason| {
+            for c in &members {
+                outcome.skipped.entry(c.index).or_default().push(reason.clone());
+            }
+        };
+        if budget > 0 && counts.not_deleting > replicas {
+            skip_all(
+                &mut outcome,
+                Reason::new(
+                    Code::StaticPoolOverscaled,
+                    format!(
+                        "static NodePool \"{pool}\" has {} NodeClaim(s) not being deleted for {replicas} replica(s): \
+                         StaticDrift waits until the scale-down completes",
+                        counts.not_deleting
+                    ),
+                ),
+            );
+            continue;
+        }
+        let wanted = budget.min(members.len() as i64).max(0);
+        let granted = counts.reservable(node_pool, wanted);
+        for (n, c) in members.iter().enumerate() {
+            let n = n as i64;
+            if n < granted {
+                outcome.commands.push(static_replace(pool, c));
+            } else if n >= budget {
                 outcome.skipped.entry(c.index).or_default().push(Reason::new(
                     Code::BudgetExhausted,
                     format!("no allowed disruptions for disruption reason Drifted in NodePool \"{pool}\""),
                 ));
-                continue;
+            } else {
+                outcome.skipped.entry(c.index).or_default().push(Reason::new(
+                    Code::NodeLimitReached,
+                    format!(
+                        "static NodePool \"{pool}\" has {} NodeClaim(s) against limits.nodes {}: \
+                         {granted} replacement(s) of {wanted} could be reserved this round",
+                        counts.total,
+                        node_limit(node_pool).map_or_else(|| "unset".to_owned(), |l| l.to_string()),
+                    ),
+                ));
             }
-            outcome.commands.push(Command {
-                method: Method::StaticDrift,
-                decision: Decision::Replace,
-                candidates: vec![c.index],
-                replacements: vec![Replacement {
-                    node_pool: pool.clone(),
-                    instance_types: Vec::new(),
-                    capacity_type: String::new(),
-                    zones: Vec::new(),
-                    worst_price: None,
-                    cheapest_price: None,
-                }],
-                savings: 0.0,
-                results: scheduling::Results::default(),
-                findings: vec![Reason::new(Code::Drifted, "static NodePool: replaced from the template")
-                    .at(upstream::STATIC_DRIFT_COMPUTE)],
-            });
         }
     }
     outcome
+}
+
+/// A static pool's NodeClaims as cluster state's `NodePoolState` counts them.
+///
+/// Mirrors karpenter `pkg/controllers/state/statenodepool.go` (`GetNodeCount`, fed by
+/// `Cluster.UpdateNodeClaim` and `Cluster.MarkForDeletion`): every NodeClaim labelled with the
+/// pool is counted; it is deleting when its launched node is marked for deletion (or already in
+/// the disruption queue, which marks it); one not launched yet (no provider ID) is active.
+struct PoolClaimCounts {
+    total: i64,
+    not_deleting: i64,
+}
+
+impl PoolClaimCounts {
+    fn of(cluster: &Cluster<'_>, pool: &str) -> Self {
+        let rules = cluster.rules();
+        let mut counts = PoolClaimCounts { total: 0, not_deleting: 0 };
+        for n in &cluster.nodes {
+            let Some(claim) = n.claim else { continue };
+            if claim.metadata.labels.get(crate::engine::labels::NODEPOOL).map(String::as_str) != Some(pool) {
+                continue;
+            }
+            counts.total += 1;
+            let launched = claim.status.provider_id.as_deref().is_some_and(|id| !id.is_empty());
+            if !(launched && n.deleting(rules)) {
+                counts.not_deleting += 1;
+            }
+        }
+        counts
+    }
+
+    /// How many of `wanted` replacements the pool's `limits.nodes` lets StaticDrift reserve:
+    /// the limit less every NodeClaim counted (a snapshot holds no reservation in flight).
+    ///
+    /// Mirrors karpenter `NodePoolState.ReserveNodeCount`.
+    fn reservable(&self, pool: &crate::snapshot::NodePool, wanted: i64) -> i64 {
+        match node_limit(pool) {
+            None => wanted,
+            Some(limit) => {
+                let room = limit - i128::from(self.total);
+                if room < 0 {
+                    0
+                } else {
+                    i64::try_from(room.min(i128::from(wanted))).unwrap_or(wanted)
+                }
+            }
+        }
+    }
+}
+
+/// A pool's `limits.nodes`, rounded up as `Quantity.Value` does; `None` when unset.
+fn node_limit(pool: &crate::snapshot::NodePool) -> Option<i128> {
+    pool.spec.limits.get("nodes").map(|q| q.units_ceil())
+}
+
+/// The command replacing one drifted node of a static pool from the pool's template.
+fn static_replace(pool: &str, c: &Candidate<'_>) -> Command {
+    Command {
+        method: Method::StaticDrift,
+        decision: Decision::Replace,
+        candidates: vec![c.index],
+        replacements: vec![Replacement {
+            node_pool: pool.to_owned(),
+            instance_types: Vec::new(),
+            capacity_type: String::new(),
+            zones: Vec::new(),
+            worst_price: None,
+            cheapest_price: None,
+        }],
+        savings: 0.0,
+        results: scheduling::Results::default(),
+        findings: vec![Reason::new(Code::Drifted, "static NodePool: replaced from the template")
+            .at(upstream::STATIC_DRIFT_COMPUTE)],
+    }
 }
 
 fn capacity_types(
@@ -228,4 +323,65 @@ fn zones(
         .map(|o| o.zone.clone())
         .collect();
     set.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::engine::replay;
+    use crate::testing::{managed_node, node_pool, now, set, snapshot};
+
+    /// A static pool `fixed` of `replicas` with `limits`, holding `nodes` drifted nodes, the
+    /// first `deleting` of them with a deleting NodeClaim; the nodes StaticDrift replaces.
+    fn replaced(replicas: i64, limits: Option<&str>, nodes: usize, deleting: usize) -> Vec<String> {
+        let mut pool = set(node_pool("fixed"), "/spec/replicas", json!(replicas));
+        if let Some(l) = limits {
+            pool = set(pool, "/spec/limits", json!({"nodes": l}));
+        }
+        let mut objects: Vec<Value> = vec![pool];
+        for i in 0..nodes {
+            let [node, claim] = managed_node(&format!("n{i}"))
+                .map(|o| set(o, "/metadata/labels/karpenter.sh~1nodepool", json!("fixed")));
+            let mut claim = set(
+                claim,
+                "/status/conditions",
+                json!([{"type": "Initialized", "status": "True"}, {"type": "Drifted", "status": "True"}]),
+            );
+            if i < deleting {
+                claim = set(claim, "/metadata/deletionTimestamp", json!("2026-11-29T09:00:00Z"));
+                claim = set(claim, "/metadata/finalizers", json!(["karpenter.sh/termination"]));
+            }
+            objects.extend([node, claim]);
+        }
+        let report = replay(&snapshot(objects), now());
+        let mut names: Vec<String> = report
+            .commands
+            .iter()
+            .filter(|c| c.method.as_str() == "StaticDrift")
+            .flat_map(|c| c.candidates.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn the_reservation_follows_limits_nodes() {
+        // No limit: every drifted node of the pool (budget 100 %).
+        assert_eq!(replaced(3, None, 3, 0), ["n0", "n1", "n2"]);
+        // limits.nodes 3 with 3 NodeClaims: no room (`ReserveNodeCount` grants 0).
+        assert!(replaced(3, Some("3"), 3, 0).is_empty());
+        // limits.nodes 4: one reservation, the first drifted node.
+        assert_eq!(replaced(3, Some("4"), 3, 0), ["n0"]);
+        // Below the NodeClaims already there: the remaining limit is negative, 0 granted.
+        assert!(replaced(3, Some("2"), 3, 0).is_empty());
+    }
+
+    #[test]
+    fn an_overscaled_pool_waits_for_its_scale_down() {
+        // Four NodeClaims not deleting for three replicas: StaticDrift waits.
+        assert!(replaced(3, None, 4, 0).is_empty());
+        // One of them deleting: three left, not above replicas; the deleting one is no candidate.
+        assert_eq!(replaced(3, None, 4, 1), ["n1", "n2", "n3"]);
+    }
 }
