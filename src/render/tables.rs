@@ -137,6 +137,10 @@ fn round_summary(p: &Plan, styles: &Styles) -> String {
             .replacements
             .iter()
             .map(|r| {
+                if r.instance_types.is_empty() {
+                    // StaticDrift launches from the pool's template, with no simulation.
+                    return format!("a NodeClaim from NodePool {}'s template", r.node_pool);
+                }
                 let types = crate::reason::abbreviate(&r.instance_types);
                 format!("[{types}] {}", r.capacity_type)
             })

@@ -31,6 +31,11 @@ pub(super) fn lifted(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Lifted<'static
         return no_reason(vec![]);
     }
     let mut findings = classify(ctx, c);
+    if c.is_static() && drift::is_drifted(cluster, c) {
+        // StaticDrift replaces a static pool's drifted node, empty or not, from the template
+        // without a simulation (`staticdrift.go`).
+        return Lifted { reason: Some(DisruptionReason::Drifted), findings, results: None };
+    }
     if c.is_empty(cluster.rules()) {
         return Lifted { reason: Some(DisruptionReason::Empty), findings, results: None };
     }

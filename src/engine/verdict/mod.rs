@@ -165,6 +165,15 @@ pub(super) fn node_verdict(
     let mut blockers: Vec<Reason> = gates.clone();
     blockers.extend(filters.iter().cloned());
     blockers.extend(budget_findings.iter().filter(|r| r.code == Code::BudgetExhausted).cloned());
+    // A method's own gate on the node this round (StaticDrift's scale-down wait and
+    // `limits.nodes` reservation); the budget's is the budget step's.
+    let method_gates: Vec<Reason> = skipped
+        .into_iter()
+        .flatten()
+        .filter(|r| r.code.is_blocker() && r.code != Code::BudgetExhausted)
+        .cloned()
+        .collect();
+    blockers.extend(method_gates.iter().cloned());
     let (verdict, action, method) = match (acting, lifted.reason) {
         (Some(cmd), Some(reason)) => (Verdict::of(reason), Action::from(cmd.decision), Some(cmd.method)),
         (None, Some(_)) if !blockers.is_empty() => (Verdict::Blocked, Action::None, None),
@@ -202,7 +211,9 @@ pub(super) fn node_verdict(
     if !budget_findings.is_empty() {
         steps.push(Step { step: StepKind::Budget, ok: budget_ok, findings: budget_findings });
     }
-    let method_ok = filters.is_empty() && !method_findings.iter().any(|r| r.code == Code::PolicyWhenEmpty);
+    let method_ok = filters.is_empty()
+        && method_gates.is_empty()
+        && !method_findings.iter().any(|r| r.code == Code::PolicyWhenEmpty);
     steps.push(Step { step: StepKind::Method, ok: method_ok, findings: method_findings });
     if sim.is_empty() {
         sim.extend(lifted.results.as_deref().and_then(placement_summary));
