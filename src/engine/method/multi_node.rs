@@ -87,6 +87,11 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
     if let Some((prefix, m)) = best {
         let decision = m.decision.unwrap_or(Decision::Delete);
         let mut findings = m.findings.clone();
+        // Each Balanced pool of the move approved it (`EvaluateBalancedMove`: all must).
+        for (pool, score) in balanced::evaluate_move(&prefix, m.savings, ctx.totals, false).into_iter().flatten() {
+            findings
+                .push(Reason::new(Code::BalancedScoreApproved, format!("NodePool \"{pool}\": {}", score.message())));
+        }
         findings.push(Reason::new(
             Code::Underutilized,
             format!("{}-node consolidation: {} {} node(s)", prefix.len(), decision_word(decision), prefix.len()),
