@@ -141,6 +141,8 @@ pub(crate) fn answer(
         }
     }
     let now = cli.input.now.or(snapshot.info.captured_at).unwrap_or_else(jiff::Timestamp::now);
+    let notes = prepare::materialize_virtual_pods(snapshot, now);
+    progress.suspend(|| warn(&notes));
     let baseline = commands::forecast::baseline(cli, snapshot);
     let what_ifs = prepare::apply_what_ifs(snapshot, &cli.input.overrides, now).map_err(Failure::Usage)?;
     progress.stage("replaying");

@@ -10,7 +10,9 @@
 //!    the rule set of that core version (`rules::select`) into `SnapshotInfo::rules`.
 //! 3. [`complete_catalogue`]: every instance-type figure the replay needs (`catalogue/`), with
 //!    what was estimated recorded so the replay can say `Uncertain`.
-//! 4. [`apply_what_ifs`]: `--set` overrides — last, after `snapshot` has written the state as
+//! 4. [`materialize_virtual_pods`]: the capacity buffers' virtual pods, when the version and
+//!    its `CapacityBuffer` gate simulate them.
+//! 5. [`apply_what_ifs`]: `--set` overrides — last, after `snapshot` has written the state as
 //!    it was read (a what-if is never written into a snapshot). The pods they add are then
 //!    scheduled as Karpenter's provisioner would, before the round
 //!    ([`apply_changes_and_place`], `engine/provisioner.rs`).
@@ -113,6 +115,16 @@ pub(crate) struct WhatIfs {
     pub overrides: Vec<String>,
     /// Where the pods they added went.
     pub placements: Vec<Placement>,
+}
+
+/// The capacity buffers' virtual pods (`engine/virtual_pods.rs`) into
+/// `Snapshot::virtual_pods`, once the rules and gates are final and the objects are as the
+/// replay will read them (escaped for a terminal); lines for stderr about buffers skipped or
+/// approximated.
+pub(crate) fn materialize_virtual_pods(snapshot: &mut Snapshot, now: Timestamp) -> Vec<String> {
+    let built = crate::engine::virtual_pods::build(snapshot, now);
+    snapshot.virtual_pods = built.pods;
+    built.notes
 }
 
 /// Stage 4: the `--set` what-ifs, then the pods they added placed at `now`.

@@ -35,6 +35,8 @@ pub enum Code {
     InstanceTypeUnknown,
     MissingLabels,
     BudgetExhausted,
+    /// Emptiness: the node hosts capacity buffers' virtual pods.
+    HasBufferPods,
     /// StaticDrift: the static NodePool has more NodeClaims than `replicas` and waits for the
     /// scale-down to finish.
     StaticPoolOverscaled,
@@ -79,12 +81,12 @@ impl Code {
         use Code::{
             AlreadyDisrupting, BalancedScoreApproved, BalancedScoreTooLow, BudgetAllowed, BudgetExhausted, Candidate,
             ConsolidateAfterNever, DisruptionCost, DoNotDisruptNode, DoNotDisruptPod, Drifted, Empty, EventDisagrees,
-            InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion, MinValuesNotMet,
-            MissingLabels, MissingNodePoolLabel, MultiplePdbs, MultipleReplacementsNeeded, NoPositiveSavings,
-            NoReadyNodePool, NodeLimitReached, NodeNotFound, NodePoolNotFound, Nominated, NotCheaper,
-            NotConsolidatableYet, NotDrifted, NotEmpty, NotInitialized, NotManaged, PdbBlocked, PodsCannotReschedule,
-            PodsReschedule, PolicyWhenEmpty, PriceUnknown, Replacement, SameInstanceType, SpotFlexibilityTooLow,
-            SpotToSpotDisabled, StaticNodePool, StaticPoolOverscaled, Uncertain, Underutilized,
+            HasBufferPods, InstanceTypeUnknown, InvalidDoNotDisrupt, KarpenterEvent, MarkedForDeletion,
+            MinValuesNotMet, MissingLabels, MissingNodePoolLabel, MultiplePdbs, MultipleReplacementsNeeded,
+            NoPositiveSavings, NoReadyNodePool, NodeLimitReached, NodeNotFound, NodePoolNotFound, Nominated,
+            NotCheaper, NotConsolidatableYet, NotDrifted, NotEmpty, NotInitialized, NotManaged, PdbBlocked,
+            PodsCannotReschedule, PodsReschedule, PolicyWhenEmpty, PriceUnknown, Replacement, SameInstanceType,
+            SpotFlexibilityTooLow, SpotToSpotDisabled, StaticNodePool, StaticPoolOverscaled, Uncertain, Underutilized,
             UninitializedDestination, WaitingForOtherMethod,
         };
         match self {
@@ -100,6 +102,7 @@ impl Code {
             NotConsolidatableYet => upstream::IS_UNDER_CONSOLIDATE_AFTER,
             BudgetExhausted | BudgetAllowed => upstream::GET_ALLOWED_DISRUPTIONS,
             StaticPoolOverscaled => upstream::STATIC_DRIFT_COMPUTE,
+            HasBufferPods => upstream::EMPTINESS_SHOULD_DISRUPT,
             NodeLimitReached => upstream::RESERVE_NODE_COUNT,
             Empty | NotEmpty => upstream::IS_EMPTY,
             Drifted | NotDrifted => upstream::DRIFT_SHOULD_DISRUPT,
@@ -124,7 +127,7 @@ impl Code {
     pub fn is_blocker(self) -> bool {
         use Code::{
             AlreadyDisrupting, BudgetExhausted, ConsolidateAfterNever, DoNotDisruptNode, DoNotDisruptPod,
-            InstanceTypeUnknown, MarkedForDeletion, MissingLabels, MissingNodePoolLabel, MultiplePdbs,
+            HasBufferPods, InstanceTypeUnknown, MarkedForDeletion, MissingLabels, MissingNodePoolLabel, MultiplePdbs,
             NodeLimitReached, NodeNotFound, NodePoolNotFound, Nominated, NotConsolidatableYet, NotInitialized,
             NotManaged, PdbBlocked, StaticNodePool, StaticPoolOverscaled,
         };
@@ -150,6 +153,7 @@ impl Code {
                 | BudgetExhausted
                 | StaticPoolOverscaled
                 | NodeLimitReached
+                | HasBufferPods
         )
     }
 

@@ -296,7 +296,8 @@ fn snapshot_has_unsafe(s: &crate::snapshot::Snapshot) -> bool {
     // Two tuples: serde implements tuples of up to 16.
     let objects = (&s.nodes, &s.pods, &s.pdbs, &s.daemon_sets, &s.replica_sets, &s.deployments, &s.stateful_sets);
     let rest = (&s.hpas, &s.pvcs, &s.pvs, &s.storage_classes, &s.csi_nodes, &s.events, &s.node_pools);
-    let _ = (&s.info, &s.instance_types, &s.node_claims, &s.node_classes, objects, rest).serialize(&mut scan);
+    let buffers = (&s.capacity_buffers, &s.pod_templates);
+    let _ = (&s.info, &s.instance_types, &s.node_claims, &s.node_classes, objects, rest, buffers).serialize(&mut scan);
     scan.found
 }
 

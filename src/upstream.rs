@@ -139,6 +139,10 @@ pub const DRIFT_SHOULD_DISRUPT: Upstream = karpenter("pkg/controllers/disruption
 pub const DRIFT_COMPUTE: Upstream = karpenter("pkg/controllers/disruption/drift.go", "Drift.ComputeCommands");
 pub const STATIC_DRIFT_COMPUTE: Upstream =
     karpenter("pkg/controllers/disruption/staticdrift.go", "StaticDrift.ComputeCommands");
+pub const GET_PENDING_PODS: Upstream =
+    karpenter("pkg/controllers/provisioning/provisioner.go", "Provisioner.GetPendingPods");
+pub const BUILD_VIRTUAL_PODS: Upstream = karpenter("pkg/state/virtualpods/utilities.go", "BuildVirtualPods");
+pub const HAS_BUFFER_PODS: Upstream = karpenter("pkg/controllers/state/cluster.go", "Cluster.HasBufferPods");
 pub const RESERVE_NODE_COUNT: Upstream =
     karpenter("pkg/controllers/state/statenodepool.go", "NodePoolState.ReserveNodeCount");
 pub const RESOURCES_CEILING: Upstream = karpenter("pkg/utils/resources/resources.go", "Ceiling");

@@ -200,6 +200,7 @@ fn build(raw: &Snapshot, spec: &Spec<'_>, now: jiff::Timestamp, escape: bool) ->
             snapshot = escaped;
         }
     }
+    warnings.extend(prepare::materialize_virtual_pods(&mut snapshot, now));
     Ok(Side { snapshot, applied, sets, placements, assumed, warnings })
 }
 

@@ -28,6 +28,7 @@ pub(crate) mod scoring;
 pub(crate) mod setup;
 pub(crate) mod state;
 pub(crate) mod verdict;
+pub(crate) mod virtual_pods;
 
 #[cfg(test)]
 pub(crate) use controller::replay_round;

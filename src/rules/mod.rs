@@ -184,6 +184,13 @@ pub enum Rule {
     /// before, only its first required term with its heaviest preferred one, and an untolerated
     /// PreferNoSchedule taint kept it out.
     DaemonOverheadStrictTerms,
+    /// With the `CapacityBuffer` gate on, every scheduling pass adds the ready capacity
+    /// buffers' virtual pods to its pending pods, and Emptiness leaves a node that hosts some;
+    /// before, no buffer was read (and the gate did not exist).
+    CapacityBufferPods,
+    /// A buffer's virtual pods carry its template's labels (spreads and affinities count them
+    /// as the workload's); before, only the buffer's name and namespace labels.
+    VirtualPodTemplateLabels,
 }
 
 /// One row of the table.
@@ -236,7 +243,7 @@ const fn v(major: u32, minor: u32, patch: u32) -> CoreVersion {
 }
 
 /// Every version-dependent rule the replay builds. docs/KARPENTER.md lists the same rows.
-pub const RULES: [RuleRow; 46] = [
+pub const RULES: [RuleRow; 48] = [
     RuleRow {
         rule: Rule::EmptinessBeforeDrift,
         field: "methodOrder",
@@ -698,6 +705,26 @@ pub const RULES: [RuleRow; 46] = [
         reverted_in: None,
         before: "a DaemonSet counted in a new NodeClaim's overhead only if its first required term and heaviest preference fit the template",
     },
+    RuleRow {
+        rule: Rule::CapacityBufferPods,
+        field: "capacityBufferPods",
+        pr: 3028,
+        upstream: upstream::GET_PENDING_PODS,
+        since: v(1, 14, 0),
+        backported_to: &[],
+        reverted_in: None,
+        before: "no CapacityBuffer was read: no virtual pods, and Emptiness took a node whatever buffer it held",
+    },
+    RuleRow {
+        rule: Rule::VirtualPodTemplateLabels,
+        field: "virtualPodTemplateLabels",
+        pr: 3238,
+        upstream: upstream::BUILD_VIRTUAL_PODS,
+        since: v(1, 14, 1),
+        backported_to: &[],
+        reverted_in: None,
+        before: "virtual pods carried only the buffer's name and namespace labels, so no spread or affinity counted them",
+    },
 ];
 
 /// The row of `rule`.
@@ -837,12 +864,18 @@ mod tests {
                 "candidatePrice",
                 "statusResources",
                 "daemonOverheadPerInstanceType",
-                "templateRegisteredInitialized"
+                "templateRegisteredInitialized",
+                "capacityBufferPods",
+                "virtualPodTemplateLabels"
             ]
         );
         let v1140 = RuleSet::at(v(1, 14, 0));
         let fields: Vec<&str> = v1140.differing().iter().map(|r| r.field).collect();
-        assert_eq!(fields, ["estimatedSavingsCompatibleOfferings"], "1.14.1 differs from 1.14.0 by #3238 alone");
+        assert_eq!(
+            fields,
+            ["estimatedSavingsCompatibleOfferings", "virtualPodTemplateLabels"],
+            "1.14.1 differs from 1.14.0 by #3238 alone"
+        );
         assert!(RuleSet::at(v(1, 14, 0)).has(Rule::DestinationConsolidateAfter));
     }
 

@@ -157,6 +157,8 @@ impl Builder {
         append(&mut to.node_pools, from.node_pools);
         append(&mut to.node_claims, from.node_claims);
         append(&mut to.node_classes, from.node_classes);
+        append(&mut to.capacity_buffers, from.capacity_buffers);
+        append(&mut to.pod_templates, from.pod_templates);
         self.explicit_gates |= other.explicit_gates;
     }
 
@@ -626,6 +628,15 @@ fn add(snapshot: &mut Snapshot, object: Object<'_>, head: &Head<'_>, at: &Docume
             snapshot.pods.push(pod);
         }
         ("", "PersistentVolumeClaim") => snapshot.pvcs.push(typed(object, at, head)?),
+        ("", "PodTemplate") => {
+            let mut template: super::PodTemplateObject = typed(object, at, head)?;
+            // Env never decides a placement; a template's may hold secrets (as a pod's).
+            for c in template.template.spec.containers.iter_mut().chain(&mut template.template.spec.init_containers) {
+                c.env.clear();
+            }
+            snapshot.pod_templates.push(template);
+        }
+        ("autoscaling.x-k8s.io", "CapacityBuffer") => snapshot.capacity_buffers.push(typed(object, at, head)?),
         ("", "PersistentVolume") => snapshot.pvs.push(typed(object, at, head)?),
         ("", "Event") => snapshot.events.push(typed(object, at, head)?),
         ("policy", "PodDisruptionBudget") => snapshot.pdbs.push(typed(object, at, head)?),
@@ -802,6 +813,8 @@ pub(super) fn sort(s: &mut Snapshot) {
     by_key(&mut s.node_pools, |o| &o.metadata);
     by_key(&mut s.node_claims, |o| &o.metadata);
     by_key(&mut s.node_classes, |o| &o.metadata);
+    by_key(&mut s.capacity_buffers, |o| &o.metadata);
+    by_key(&mut s.pod_templates, |o| &o.metadata);
     sort_stable(&mut s.events, |a, b| (a.seen_at(), &a.metadata.name).cmp(&(b.seen_at(), &b.metadata.name)));
     sort_stable(&mut s.instance_types, |a, b| a.name.cmp(&b.name));
     if let Some(m) = &mut s.disruption_metrics {

@@ -235,6 +235,8 @@ fn visit<V: Visitor>(s: &Snapshot, redaction: Option<&Redaction>, f: &mut V) -> 
     all(f, redaction, &s.pvs, "v1", "PersistentVolume")?;
     all(f, redaction, &s.storage_classes, "storage.k8s.io/v1", "StorageClass")?;
     all(f, redaction, &s.csi_nodes, "storage.k8s.io/v1", "CSINode")?;
+    all(f, redaction, &s.capacity_buffers, "autoscaling.x-k8s.io/v1beta1", "CapacityBuffer")?;
+    all(f, redaction, &s.pod_templates, "v1", "PodTemplate")?;
     all(f, redaction, &s.events, "v1", "Event")
 }
 

@@ -5,6 +5,7 @@
 //! `engine/`). Every collection is sorted by namespace and name, so the same cluster always
 //! gives the same `Snapshot`, whatever order the objects arrived in.
 
+mod buffers;
 mod catalog;
 pub mod controller;
 mod core;
@@ -25,6 +26,7 @@ mod workloads;
 mod yaml_options;
 mod yaml_stream;
 
+pub use buffers::{BufferSpec, BufferStatus, CapacityBuffer, LocalRef, PodTemplateObject, ScalableRef};
 pub use catalog::{InstanceType, Offering, Setting, SnapshotInfo, UnreadKind};
 pub use core::{
     ActuatedResources, ClaimRef, ClaimTemplate, Container, ContainerClaim, ContainerPort, ContainerResources,
@@ -74,6 +76,14 @@ pub struct Snapshot {
     pub node_claims: Vec<NodeClaim>,
     /// `karpenter.k8s.aws/v1 EC2NodeClass`es.
     pub node_classes: Vec<NodeClass>,
+    /// `autoscaling.x-k8s.io/v1beta1 CapacityBuffer`s.
+    pub capacity_buffers: Vec<CapacityBuffer>,
+    /// `v1 PodTemplate`s (what a buffer's `podTemplateRef` names).
+    pub pod_templates: Vec<PodTemplateObject>,
+    /// The virtual pods of the ready capacity buffers when the version and the `CapacityBuffer`
+    /// gate make Karpenter simulate them (`engine/virtual_pods.rs`, built by `prepare`): every
+    /// scheduling simulation's pending pods end with them. Derived, never written out.
+    pub virtual_pods: Vec<Pod>,
 }
 
 impl Snapshot {
@@ -102,6 +112,9 @@ impl Snapshot {
             node_pools: self.node_pools.clone(),
             node_claims: self.node_claims.clone(),
             node_classes: self.node_classes.clone(),
+            capacity_buffers: self.capacity_buffers.clone(),
+            pod_templates: self.pod_templates.clone(),
+            virtual_pods: self.virtual_pods.clone(),
         }
     }
 

@@ -28,9 +28,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{
-    Condition, Container, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodePool,
+    CapacityBuffer, Condition, Container, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodePool,
     NodeSelectorRequirement, ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodSpec,
-    Snapshot, SnapshotInfo, StorageClass, StringMap, Taint, Workload,
+    PodTemplateObject, Snapshot, SnapshotInfo, StorageClass, StringMap, Taint, Workload,
 };
 
 /// Hex digits of a replacement.
@@ -691,6 +691,8 @@ impl Redactor {
         s.pvs.iter_mut().for_each(|v| self.pv(v));
         s.storage_classes.iter_mut().for_each(|c| self.storage_class(c));
         s.csi_nodes.iter_mut().for_each(|c| self.meta("node", &mut c.metadata));
+        s.capacity_buffers.iter_mut().for_each(|b| self.capacity_buffer(b));
+        s.pod_templates.iter_mut().for_each(|t| self.pod_template(t));
         s.events.iter_mut().for_each(|e| self.event(e));
     }
 
@@ -705,6 +707,22 @@ impl Redactor {
         if let Some(selector) = &mut pdb.spec.selector {
             self.selector(selector);
         }
+    }
+
+    fn capacity_buffer(&mut self, buffer: &mut CapacityBuffer) {
+        self.meta("capacitybuffer", &mut buffer.metadata);
+        if let Some(reference) = &mut buffer.spec.pod_template_ref {
+            reference.name = self.name("podtemplate", &reference.name);
+        }
+        if let Some(reference) = &mut buffer.spec.scalable_ref {
+            reference.name = self.name(kind_category(&reference.kind), &reference.name);
+        }
+    }
+
+    fn pod_template(&mut self, template: &mut PodTemplateObject) {
+        self.meta("podtemplate", &mut template.metadata);
+        self.meta("pod", &mut template.template.metadata);
+        self.pod_spec(&mut template.template.spec);
     }
 
     fn hpa(&mut self, hpa: &mut HorizontalPodAutoscaler) {
@@ -793,6 +811,8 @@ fn kind_category(kind: &str) -> &'static str {
         "Deployment" => "deploy",
         "StatefulSet" => "sts",
         "HorizontalPodAutoscaler" => "hpa",
+        "CapacityBuffer" => "capacitybuffer",
+        "PodTemplate" => "podtemplate",
         "PersistentVolumeClaim" => "pvc",
         "PersistentVolume" => "pv",
         "StorageClass" => "sc",

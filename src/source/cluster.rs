@@ -98,8 +98,14 @@ const EVENT: Kind = Kind::new("", "v1", "Event", "events");
 /// The AWS provider's NodeClass: absent (404) on other providers, which is no warning.
 const EC2_NODE_CLASS: Kind = Kind::new("karpenter.k8s.aws", "v1", "EC2NodeClass", "ec2nodeclasses");
 
+/// SIG Autoscaling's capacity buffers (Karpenter v1.14.0+ behind the `CapacityBuffer` gate):
+/// absent (404) where the CRD is not installed, which is no warning.
+const CAPACITY_BUFFER: Kind = Kind::new("autoscaling.x-k8s.io", "v1beta1", "CapacityBuffer", "capacitybuffers");
+/// What a buffer's `podTemplateRef` names.
+const POD_TEMPLATE: Kind = Kind::new("", "v1", "PodTemplate", "podtemplates");
+
 /// Every kind docs/DESIGN.md's input contract reads, in the order failures are reported.
-const KINDS: [Kind; 15] = [
+const KINDS: [Kind; 17] = [
     NODE_POOL,
     NODE_CLAIM,
     NODE,
@@ -115,6 +121,8 @@ const KINDS: [Kind; 15] = [
     Kind::new("storage.k8s.io", "v1", "StorageClass", "storageclasses"),
     Kind::new("storage.k8s.io", "v1", "CSINode", "csinodes"),
     EC2_NODE_CLASS,
+    CAPACITY_BUFFER,
+    POD_TEMPLATE,
 ];
 
 /// Events are read only about these kinds (one list each, filtered on the server and here).
@@ -261,7 +269,8 @@ async fn fetch_async(args: &ClusterArgs, warnings: &mut dyn Write) -> Result<Sna
         if unread.iter().any(|u| u.kind == job.kind.name) {
             continue;
         }
-        if job.kind.name == EC2_NODE_CLASS.name && failure.code() == Some(404) {
+        let optional = [EC2_NODE_CLASS.name, CAPACITY_BUFFER.name, POD_TEMPLATE.name];
+        if optional.contains(&job.kind.name) && failure.code() == Some(404) {
             continue;
         }
         match failure.code() {

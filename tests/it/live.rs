@@ -39,6 +39,15 @@ fn served_objects() -> Vec<Value> {
         "involvedObject": {"kind": "Node", "name": "node-3"},
         "reason": "DisruptionBlocked", "message": "Cannot disrupt Node: state node is nominated for a pending pod",
         "type": "Normal", "lastTimestamp": "2026-11-29T09:58:00Z", "count": 3}));
+    // A capacity buffer and the PodTemplate it names (read; simulated only with the gate on).
+    objects.push(json!({"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+        "metadata": {"name": "warm", "namespace": "tenant-a", "uid": "uid-warm"},
+        "spec": {"podTemplateRef": {"name": "warm-pod"}, "replicas": 2},
+        "status": {"replicas": 2, "conditions": [{"type": "ReadyForProvisioning", "status": "True"}]}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "PodTemplate",
+        "metadata": {"name": "warm-pod", "namespace": "tenant-a"},
+        "template": {"metadata": {"labels": {"app": "warm"}},
+                     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}}));
     objects
 }
 
@@ -106,6 +115,8 @@ fn paginated_live_snapshot_equals_the_file_snapshot_of_the_same_objects() {
 
     assert_eq!(live.nodes.len(), 10);
     assert_eq!(live.events.len(), 1, "only events about nodes, nodeclaims, nodepools and pods");
+    assert_eq!(live.capacity_buffers.len(), 1, "capacity buffers are listed");
+    assert_eq!(live.pod_templates.len(), 1, "PodTemplates are listed");
     assert!(live.pods.iter().all(|p| p.metadata.name != "job-done"), "finished pods are dropped");
     assert_eq!(live.info.feature_gates.get("SpotToSpotConsolidation"), Some(&true));
     let m5 = live.instance_types.iter().find(|t| t.name == "m5.large").expect("prices from metrics");
@@ -146,6 +157,19 @@ fn forbidden_nodes_give_a_partial_snapshot() {
     assert_eq!(snapshot.info.unread.iter().map(|u| u.kind.as_str()).collect::<Vec<_>>(), ["Node"]);
     assert!(snapshot.nodes.is_empty());
     assert_eq!(snapshot.node_claims.len(), 10);
+}
+
+#[test]
+fn a_cluster_without_the_capacity_buffer_crd_reads_without_a_warning() {
+    let (config, _) = seed_config();
+    let server = FakeApiServer::start(config.not_found("/apis/autoscaling.x-k8s.io/v1beta1/capacitybuffers"));
+    let dir = tempfile::tempdir().unwrap();
+    let (result, warnings) = fetch(&args(&server, dir.path(), Duration::from_secs(10)));
+    let snapshot = result.expect("snapshot");
+    assert_eq!(warnings, "", "an absent optional CRD is no warning");
+    assert!(snapshot.capacity_buffers.is_empty());
+    assert!(snapshot.info.unread.is_empty(), "{:?}", snapshot.info.unread);
+    assert_eq!(server.requests_to("/apis/autoscaling.x-k8s.io/v1beta1/capacitybuffers").len(), 1);
 }
 
 #[test]

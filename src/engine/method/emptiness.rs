@@ -14,7 +14,24 @@ use crate::upstream;
 
 /// Mirrors [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
 pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
-    c.passes(false) && c.is_empty(ctx.cluster.rules()) && consolidatable_blockers(c, ctx.cluster, true).is_empty()
+    c.passes(false)
+        && c.is_empty(ctx.cluster.rules())
+        && consolidatable_blockers(c, ctx.cluster, true).is_empty()
+        && buffer_pods_blocker(ctx, c).is_none()
+}
+
+/// Emptiness leaves a node that hosts capacity buffers' virtual pods (v1.14.0+, `CapacityBuffer`
+/// gate on): deleting it would only launch their room again.
+///
+/// Mirrors the `Cluster.HasBufferPods` check of [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
+pub(crate) fn buffer_pods_blocker(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Option<Reason> {
+    if c.is_static() || !ctx.world.hosts_buffer_pods(c.index) {
+        return None;
+    }
+    let node = &ctx.cluster.nodes[c.index].name;
+    Some(Reason::new(Code::HasBufferPods, format!("Node \"{node}\" has buffer pods")).hint(
+        "the provisioner's pass puts a CapacityBuffer's virtual pods here; lower the buffer's replicas or make room elsewhere",
+    ))
 }
 
 /// Mirrors [`crate::upstream::EMPTINESS_COMPUTE`].

@@ -149,7 +149,11 @@ pub(super) fn node_verdict(
         gates.extend(c.pod_gates.iter().cloned());
     }
     let filters: Vec<Reason> = match lifted.reason {
-        Some(DisruptionReason::Empty) => consolidatable_blockers(c, cluster, true),
+        Some(DisruptionReason::Empty) => {
+            let mut out = consolidatable_blockers(c, cluster, true);
+            out.extend(crate::engine::method::emptiness::buffer_pods_blocker(ctx, c));
+            out
+        }
         Some(DisruptionReason::Underutilized) => consolidatable_blockers(c, cluster, false),
         _ => Vec::new(),
     };

@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use super::{redact_info, rewrite_conditions, rewrite_text, Redactor};
 use crate::snapshot::{
-    CsiNode, DisruptionMetrics, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim, NodeClass, NodePool,
-    ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, Snapshot, SnapshotInfo,
-    StorageClass, Workload,
+    CapacityBuffer, CsiNode, DisruptionMetrics, Event, HorizontalPodAutoscaler, InstanceType, Node, NodeClaim,
+    NodeClass, NodePool, ObjectMeta, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget,
+    PodTemplateObject, Snapshot, SnapshotInfo, StorageClass, Workload,
 };
 
 /// An object the snapshot lists, as redaction sees it.
@@ -72,6 +72,7 @@ by_meta! {
     StorageClass => |o, r, _kind| r.storage_class(o);
     CsiNode => |o, r, _kind| r.meta("node", &mut o.metadata);
     NodeClass => |o, r, _kind| r.node_class(o);
+    PodTemplateObject => |o, r, _kind| r.pod_template(o);
 }
 
 macro_rules! with_conditions {
@@ -95,6 +96,7 @@ with_conditions! {
     Pod => pod;
     NodePool => node_pool;
     NodeClaim => node_claim;
+    CapacityBuffer => capacity_buffer;
 }
 
 impl Redactable for PersistentVolumeClaim {
@@ -163,6 +165,8 @@ impl Redaction {
         visit_each(&mut first, &s.pvs, "PersistentVolume");
         visit_each(&mut first, &s.storage_classes, "StorageClass");
         visit_each(&mut first, &s.csi_nodes, "CSINode");
+        visit_each(&mut first, &s.capacity_buffers, "CapacityBuffer");
+        visit_each(&mut first, &s.pod_templates, "PodTemplate");
         visit_each(&mut first, &s.events, "Event");
         let mut redactor =
             Redactor::ordered(first.collecting.take().unwrap_or_default(), first.numeric_keys, first.derived);
