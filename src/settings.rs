@@ -89,7 +89,10 @@ fn ignore_absent_settings(info: &mut SnapshotInfo, rules: &RuleSet) -> Vec<Strin
 /// whichever version wrote the snapshot: v1.14's string under v1.14's source, another
 /// version's under its own.
 fn default_feature_gates(info: &mut SnapshotInfo, rules: &RuleSet) {
-    let Some(gates) = info.settings.get_mut("FEATURE_GATES").filter(|s| is_default_source(&s.source)) else {
+    // A value derived from the snapshot's `featureGates` (a snapshot this plugin wrote) is
+    // derived again: the version may differ now.
+    let derived = |s: &Setting| is_default_source(&s.source) || s.source.starts_with(SNAPSHOT_GATES_SOURCE);
+    let Some(gates) = info.settings.get_mut("FEATURE_GATES").filter(|s| derived(s)) else {
         return;
     };
     let default = options::default_feature_gates(rules);
@@ -99,7 +102,37 @@ fn default_feature_gates(info: &mut SnapshotInfo, rules: &RuleSet) {
     } else {
         format!("default (Karpenter {})", rules.version)
     };
-    gates.value = default;
+    // Gates the snapshot itself sets (`SnapshotInfo.featureGates`) are what the replay reads
+    // (`Snapshot::feature_gate`): say them, not the default they override.
+    let mut overridden = Vec::new();
+    let effective: Vec<String> = parse_gate_list(&default)
+        .into_iter()
+        .map(|(name, default_on)| {
+            let on = info.feature_gates.get(&name).copied().unwrap_or(default_on);
+            if on != default_on {
+                overridden.push(format!("{name}={on}"));
+            }
+            format!("{name}={on}")
+        })
+        .collect();
+    if overridden.is_empty() {
+        gates.value = default;
+    } else {
+        gates.value = effective.join(",");
+        gates.source = format!("{SNAPSHOT_GATES_SOURCE} {}", overridden.join(","));
+    }
+}
+
+/// The start of `FEATURE_GATES`' source when the snapshot's `featureGates` override the
+/// version's defaults (the gates that differ follow).
+pub(crate) const SNAPSHOT_GATES_SOURCE: &str = "snapshot featureGates";
+
+/// `A=true,B=false` as (name, value) pairs, in order.
+fn parse_gate_list(text: &str) -> Vec<(String, bool)> {
+    text.split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().eq_ignore_ascii_case("true")))
+        .collect()
 }
 
 /// A warning for each gate set on that the version does not have.
@@ -205,13 +238,7 @@ fn validate(name: &str, value: &str) -> Result<(), String> {
 }
 
 fn parse_gates(value: &str) -> BTreeMap<String, bool> {
-    value
-        .split(',')
-        .filter_map(|pair| {
-            let (k, v) = pair.split_once('=')?;
-            Some((k.trim().to_owned(), v.trim().eq_ignore_ascii_case("true")))
-        })
-        .collect()
+    parse_gate_list(value).into_iter().collect()
 }
 
 #[cfg(test)]

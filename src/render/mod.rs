@@ -117,8 +117,17 @@ pub(crate) fn render(
 /// Dimmed when colour is on, so every command's text is coloured the same way above its body.
 fn header(assumed: &Assumed, markdown: bool, styles: &Styles) -> String {
     let rules = &assumed.rules;
-    let changed: Vec<String> =
-        assumed.changed().map(|(k, s)| format!("{k}={} ({})", crate::echo::capped(&s.value), s.source)).collect();
+    let changed: Vec<String> = assumed
+        .changed()
+        .map(|(k, s)| {
+            if k == "FEATURE_GATES" && s.source.starts_with(crate::settings::SNAPSHOT_GATES_SOURCE) {
+                // The source names the gates that differ; the whole list would hide them.
+                format!("{k} ({})", s.source)
+            } else {
+                format!("{k}={} ({})", crate::echo::capped(&s.value), s.source)
+            }
+        })
+        .collect();
     let settings = if changed.is_empty() { "defaults".to_owned() } else { changed.join(", ") };
     let row = rules.provider_row.as_ref().map(|r| format!("; {r}")).unwrap_or_default();
     let from = if rules.from.starts_with("assumed") { rules.from.clone() } else { format!("from {}", rules.from) };

@@ -187,6 +187,12 @@ pub(super) fn node_verdict(
     let ByStep { method: mut method_findings, simulation: mut sim, price, score, decision } =
         ByStep::group(&lifted.findings);
     method_findings.extend(filters.iter().cloned());
+    // Emptiness asks every candidate about buffer pods before it asks whether the node is empty
+    // (`emptiness.go`), so a node that is not empty hears it too; it decides nothing there.
+    if lifted.reason != Some(DisruptionReason::Empty) {
+        method_findings
+            .extend(crate::engine::method::emptiness::buffer_pods_blocker(ctx, c).map(|r| Reason { hint: None, ..r }));
+    }
     if let Some(extra) = skipped {
         let already = |r: &Reason| r.code == Code::BudgetExhausted || lifted.findings.iter().any(|f| f.code == r.code);
         method_findings.extend(extra.iter().filter(|r| !already(r)).cloned());
@@ -225,6 +231,7 @@ pub(super) fn node_verdict(
     sim.extend(lifted.results.as_deref().and_then(|r| held_pods_simulated(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| ephemeral_taints_kept(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| pending_host_ports(ctx.world, r)));
+    sim.extend(lifted.results.as_deref().and_then(|r| steps::buffer_pods_placed(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| spread_rules(ctx.world, r)));
     sim.extend(lifted.results.as_deref().and_then(|r| one_step_relaxation(ctx.world, r)));
     if !sim.is_empty() {

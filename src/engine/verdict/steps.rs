@@ -369,3 +369,37 @@ pub(super) fn pod_views(results: &Results) -> Vec<PodView> {
         })
         .collect()
 }
+
+/// Where the capacity buffers' virtual pods went in this simulation, when any needed a new
+/// NodeClaim or found no place: the room they take is why a delete became a replace, or a
+/// replacement grew.
+pub(super) fn buffer_pods_placed(world: &World<'_, '_>, results: &Results) -> Option<Reason> {
+    let virtual_pods = &world.cluster.snapshot.virtual_pods;
+    if virtual_pods.is_empty() {
+        return None;
+    }
+    let keys: std::collections::HashSet<String> = virtual_pods.iter().map(|p| p.metadata.key()).collect();
+    let (mut on_new, mut nowhere) = (0usize, 0usize);
+    for m in results.moves.iter().filter(|m| keys.contains(&m.pod)) {
+        match m.to {
+            Destination::New(_) => on_new += 1,
+            Destination::Nowhere => nowhere += 1,
+            Destination::Existing(_) => {}
+        }
+    }
+    if on_new + nowhere == 0 {
+        return None;
+    }
+    Some(
+        Reason::new(
+            Code::PodsReschedule,
+            format!(
+                "{} of the capacity buffers' {} virtual pod(s) simulated with every move: {on_new} on new NodeClaim(s), \
+                 {nowhere} with no place (their failures block nothing)",
+                on_new + nowhere,
+                virtual_pods.len()
+            ),
+        )
+        .at(upstream::GET_PENDING_PODS),
+    )
+}
