@@ -161,7 +161,11 @@ pub(crate) fn new_candidate<'a>(
             let old = cost::disruption_cost_before_v1_14(&node.pods, node.claim, now);
             notes.push(Reason::new(
                 Code::DisruptionCost,
-                format!("candidate order key {old:.2} (eviction cost of every pod × lifetime left, lowest tried first): {why}"),
+                format!(
+                    "candidate order key {old:.2} (eviction cost of every pod × lifetime left, lowest tried first), \
+                     the key at {}; the savings-ratio order is {why}",
+                    cluster.rules().version
+                ),
             ));
         }
         if let Some(why) = cluster.rules().cite_if_inactive(Rule::SingleNodeInterleavesPools) {

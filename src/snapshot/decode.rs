@@ -320,12 +320,25 @@ impl<'t> Object<'t> {
         }
     }
 
+    /// The name of item `index` of the object's `items`, when it is a value (a parsed YAML
+    /// document: its errors are placed by name, not offset).
+    fn item_name(&self, index: usize) -> Option<String> {
+        match self {
+            Object::Value(v) => v.pointer(&format!("/items/{index}/name")).and_then(Value::as_str).map(str::to_owned),
+            Object::Raw { .. } => None,
+        }
+    }
+
     /// Deserialises the object (or its `items` for our InstanceTypes document).
     fn decode<T: DeserializeOwned>(self, items: bool) -> Result<T, (String, String, Option<usize>)> {
+        // A list's field path starts at its `items` (`items[1].offerings[0].price`): the place
+        // is found in the text by that path, and `[1]` alone would name the first item's field.
+        let within = |path: String| if items { format!("items{path}") } else { path };
         match self {
             Object::Value(mut v) => {
                 let v = if items { v.get_mut("items").map_or(Value::Array(Vec::new()), Value::take) } else { v };
-                serde_path_to_error::deserialize(v).map_err(|e| (e.path().to_string(), e.inner().to_string(), None))
+                serde_path_to_error::deserialize(v)
+                    .map_err(|e| (within(e.path().to_string()), e.inner().to_string(), None))
             }
             Object::Raw { text, raw } => {
                 let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
@@ -351,7 +364,7 @@ impl<'t> Object<'t> {
                 // decode plainly and decode again with tracking once something has failed.
                 T::deserialize(&mut serde_json::Deserializer::from_str(json)).or_else(|_| {
                     serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(json))
-                        .map_err(|e| failed(e.path().to_string(), e.inner(), json))
+                        .map_err(|e| failed(within(e.path().to_string()), e.inner(), json))
                 })
             }
         }
@@ -754,7 +767,21 @@ fn typed_unnamed<T: DeserializeOwned>(
     head: &Head<'_>,
     items: bool,
 ) -> Result<T, DecodeError> {
+    // The names of a parsed list's items (a handful: the catalogue), read before decoding takes
+    // the object, so that a failing `items[3].…` names its item and is found by that name.
+    let names: Option<Vec<Option<String>>> = (items && matches!(object, Object::Value(_))).then(|| {
+        let count = match &object {
+            Object::Value(v) => v.get("items").and_then(Value::as_array).map_or(0, Vec::len),
+            Object::Raw { .. } => 0,
+        };
+        (0..count).map(|i| object.item_name(i)).collect()
+    });
     object.decode(items).map_err(|(field, message, offset)| {
+        let item = field
+            .strip_prefix("items[")
+            .and_then(|rest| rest.split_once(']'))
+            .and_then(|(i, _)| i.parse::<usize>().ok())
+            .and_then(|i| names.as_ref()?.get(i).cloned().flatten());
         let help = if message.contains("quantity") {
             "quantities look like `500m`, `2`, `1.5Gi` or `1e3`"
         } else if message.contains("timestamp") || message.contains("RFC") {
@@ -762,7 +789,11 @@ fn typed_unnamed<T: DeserializeOwned>(
         } else {
             "fix or remove that field; `kubectl get -o yaml` output always parses"
         };
-        error(head, at, &field, message, help, offset)
+        let mut e = error(head, at, &field, message, help, offset);
+        if let Some(name) = item {
+            e.name = name;
+        }
+        e
     })
 }
 

@@ -374,8 +374,12 @@ fn find_field(text: &str, e: &DecodeError) -> Option<usize> {
     }
     let object = found_object.or_else(|| name_in(text, object_name))?;
     let end = text[object + 1..].find("\n---").map_or(text.len(), |p| p + object + 1);
+    // An item found by its own name (`items[1].offerings…` of an InstanceTypes document) is
+    // searched from there: its `items` key lies before it.
+    let field =
+        e.field.strip_prefix("items[").and_then(|rest| rest.split_once("].")).map_or(e.field.as_str(), |(_, f)| f);
     let mut keys: Vec<&str> =
-        e.field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
+        field.split('.').flat_map(|s| s.split('[')).filter(|s| !s.is_empty() && !s.ends_with(']')).collect();
     if e.message.starts_with("has no") {
         keys.pop();
     }
@@ -500,6 +504,19 @@ mod tests {
                 assert_eq!(line, 16);
             }
             other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bad_catalogue_item_is_named_and_placed_at_its_own_field() {
+        let text = "apiVersion: kubectl-consolidation/v1alpha1\nkind: InstanceTypes\nitems:\n\
+                    - name: a.small\n  offerings:\n  - {zone: z1, capacityType: spot, price: 0.1}\n\
+                    - name: b.small\n  offerings:\n  - {zone: z1, capacityType: spot, price: NaN}\n";
+        match read_text(text, "t.yaml").unwrap_err() {
+            Error::Object { line, name, field, .. } => {
+                assert_eq!((line, name.as_str(), field.as_str()), (9, "b.small", "items[1].offerings[0].price"));
+            }
+            other => panic!("{other:?}"),
         }
     }
 
