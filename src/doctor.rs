@@ -454,6 +454,18 @@ impl Judge<'_> {
                 "FEATURE_GATES and MIN_VALUES_POLICY on the Karpenter Deployment".to_owned(),
             );
         }
+        if text.ends_with("has buffer pods") {
+            // v1.14.0+ `emptiness.go`: the provisioner's last pass put capacity buffers' virtual
+            // pods on the node; the replay runs its own pass (`World::hosts_buffer_pods`).
+            return (
+                Likely::Setting,
+                "Karpenter's provisioner put CapacityBuffer virtual pods on this node; the replay's own provisioning \
+                 pass did not (the CapacityBuffer gate is off in the replay, or the buffers have changed since)"
+                    .to_owned(),
+                "FEATURE_GATES (CapacityBuffer) on the Karpenter Deployment, and the CapacityBuffers' status.replicas"
+                    .to_owned(),
+            );
+        }
         if text.contains("nominated for a pending pod") {
             return (
                 Likely::Nomination,
@@ -1355,6 +1367,14 @@ mod tests {
                 let f = finding(&s, Code::Disagreement).expect("a disagreement on node-a");
                 assert_eq!(f.likely, Some(Likely::Simulation), "{text}: {f:?}");
             }
+        }
+
+        #[test]
+        fn buffer_pods_karpenter_saw_and_the_replay_did_not_point_at_the_gate() {
+            let s = with_event("Unconsolidatable", "Node \"node-a\" has buffer pods", 1);
+            let f = finding(&s, Code::Disagreement).expect("a disagreement on node-a");
+            assert_eq!(f.likely, Some(Likely::Setting), "{f:?}");
+            assert!(f.check.contains("CapacityBuffer"), "{f:?}");
         }
 
         #[test]

@@ -102,7 +102,7 @@ pub struct World<'c, 'a> {
     /// what every simulation queues beside its candidates' pods (`queue.rs` `merged`).
     shared_queue: std::cell::OnceCell<Vec<queue::Keyed<'a>>>,
     /// Per node, whether the provisioner's pass puts a capacity buffer's virtual pod on it
-    /// (computed when first asked; see [`World::hosts_buffer_pods`]).
+    /// (computed when first asked, by `method/emptiness.rs` `buffer_hosts`).
     buffer_hosts: std::cell::OnceCell<Vec<bool>>,
     /// The deleting nodes' movers (by address) whose fit pins a hostname, once asked.
     pinned_movers: std::cell::OnceCell<HashSet<usize>>,
@@ -464,33 +464,9 @@ impl<'c, 'a> World<'c, 'a> {
 
     /// The pods every simulation queues whatever its candidates (when none of them is
     /// deleting): the pending pods and the deleting nodes' movers, in queue order.
-    /// Whether node `i` hosts a capacity buffer's virtual pods: where one provisioning pass over
-    /// every node (the pending pods, the deleting nodes' pods and the virtual pods; no
-    /// consolidation rule) places some.
-    ///
-    /// Mirrors karpenter `Cluster.HasBufferPods`, which reads the counts the provisioner's last
-    /// pass recorded per existing node (`provisioning/buffers.go` `bufferPodCountsFromResults`,
-    /// kept in memory only): a snapshot holds no such pass, so the replay runs the pass the
-    /// provisioner would run on it. That is the next pass's answer, not the last one's.
-    pub(in crate::engine) fn hosts_buffer_pods(&self, i: usize) -> bool {
-        let hosts = self.buffer_hosts.get_or_init(|| {
-            let mut hosts = vec![false; self.cluster.nodes.len()];
-            let virtual_pods = &self.cluster.snapshot.virtual_pods;
-            if virtual_pods.is_empty() || crate::engine::scheduling::scheduler_error(self).is_some() {
-                return hosts;
-            }
-            let keys: HashSet<String> = virtual_pods.iter().map(|p| p.metadata.key()).collect();
-            let results = crate::engine::scheduling::simulate(self, &[], crate::engine::scheduling::Options::default());
-            for m in results.moves.iter().filter(|m| keys.contains(&m.pod)) {
-                if let crate::engine::scheduling::Destination::Existing(node) = &m.to {
-                    if let Some(&at) = self.cluster.node_index.get(node.as_str()) {
-                        hosts[at] = true;
-                    }
-                }
-            }
-            hosts
-        });
-        hosts.get(i).copied().unwrap_or(false)
+    /// The per-node answer of `method/emptiness.rs` `buffer_hosts`, kept for the round.
+    pub(in crate::engine) fn buffer_hosts_cell(&self) -> &std::cell::OnceCell<Vec<bool>> {
+        &self.buffer_hosts
     }
 
     pub(in crate::engine) fn shared_queue(&self) -> &[queue::Keyed<'a>] {

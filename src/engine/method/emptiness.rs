@@ -25,7 +25,7 @@ pub(crate) fn should_disrupt(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> bool {
 ///
 /// Mirrors the `Cluster.HasBufferPods` check of [`crate::upstream::EMPTINESS_SHOULD_DISRUPT`].
 pub(crate) fn buffer_pods_blocker(ctx: &Context<'_, '_>, c: &Candidate<'_>) -> Option<Reason> {
-    if c.is_static() || !ctx.world.hosts_buffer_pods(c.index) {
+    if c.is_static() || !buffer_hosts(ctx.world).get(c.index).copied().unwrap_or(false) {
         return None;
     }
     let node = &ctx.cluster.nodes[c.index].name;
@@ -76,4 +76,33 @@ pub(crate) fn compute_commands(ctx: &Context<'_, '_>) -> Outcome {
         });
     }
     outcome
+}
+
+/// Per node, whether it hosts a capacity buffer's virtual pods: where one provisioning pass over
+/// every node (the pending pods, the deleting nodes' pods and the virtual pods; no consolidation
+/// rule) places some. Computed once per round.
+///
+/// Mirrors karpenter `Cluster.HasBufferPods` ([`crate::upstream::HAS_BUFFER_PODS`]), which reads
+/// the counts the provisioner's last pass recorded per existing node (`provisioning/buffers.go`
+/// `bufferPodCountsFromResults`, kept in memory only): a snapshot holds no such pass, so the
+/// replay runs the pass the provisioner would run on it. That is the next pass's answer, not the
+/// last one's.
+fn buffer_hosts<'w>(world: &'w crate::engine::scheduling::World<'_, '_>) -> &'w [bool] {
+    world.buffer_hosts_cell().get_or_init(|| {
+        let mut hosts = vec![false; world.cluster.nodes.len()];
+        let virtual_pods = &world.cluster.snapshot.virtual_pods;
+        if virtual_pods.is_empty() || crate::engine::scheduling::scheduler_error(world).is_some() {
+            return hosts;
+        }
+        let keys: std::collections::HashSet<String> = virtual_pods.iter().map(|p| p.metadata.key()).collect();
+        let results = crate::engine::scheduling::simulate(world, &[], crate::engine::scheduling::Options::default());
+        for m in results.moves.iter().filter(|m| keys.contains(&m.pod)) {
+            if let crate::engine::scheduling::Destination::Existing(node) = &m.to {
+                if let Some(&at) = world.cluster.node_index.get(node.as_str()) {
+                    hosts[at] = true;
+                }
+            }
+        }
+        hosts
+    })
 }
