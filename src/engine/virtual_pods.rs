@@ -228,6 +228,42 @@ mod tests {
     }
 
     #[test]
+    fn a_scalable_ref_reads_its_workloads_newest_pod_without_the_controllers_labels() {
+        let buffer = json!({"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+            "metadata": {"name": "w", "namespace": "team", "uid": "uid-w"},
+            "spec": {"scalableRef": {"kind": "Deployment", "name": "web"}},
+            "status": {"replicas": 1, "conditions": [{"type": "ReadyForProvisioning", "status": "True"}]}});
+        let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-5d8", "namespace": "team",
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "controller": true}]},
+            "spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}});
+        let pod = |name: &str, created: &str, cpu: &str| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": "team", "creationTimestamp": created,
+                                "labels": {"app": "web", "pod-template-hash": "5d8"},
+                                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8", "controller": true}]},
+                   "spec": {"nodeName": "n", "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+                   "status": {"phase": "Running"}})
+        };
+        let v = built(
+            CoreVersion::new(1, 14, 1),
+            true,
+            vec![buffer, rs, pod("web-old", "2026-11-29T08:00:00Z", "1"), pod("web-new", "2026-11-29T09:00:00Z", "2")],
+        );
+        let p = &v.pods[0];
+        assert_eq!(p.spec.node_name, None);
+        assert_eq!(p.spec.containers[0].resources.requests.get("cpu").map(ToString::to_string).as_deref(), Some("2"));
+        assert_eq!(p.metadata.labels.keys().collect::<Vec<_>>(), ["app"], "pod-template-hash is the controller's");
+        assert!(v.notes[0].contains("read from its pod web-new"), "{:?}", v.notes);
+        let other_kind = json!({"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+            "metadata": {"name": "j", "namespace": "team", "uid": "uid-j"},
+            "spec": {"scalableRef": {"apiGroup": "batch", "kind": "Job", "name": "j"}},
+            "status": {"replicas": 1, "conditions": [{"type": "ReadyForProvisioning", "status": "True"}]}});
+        let skipped = built(CoreVersion::new(1, 14, 1), true, vec![other_kind]);
+        assert!(skipped.pods.is_empty() && skipped.notes[0].contains("is not apps"), "{:?}", skipped.notes);
+    }
+
+    #[test]
     fn nothing_without_the_gate_the_version_readiness_or_the_template() {
         assert!(built(CoreVersion::new(1, 14, 1), false, vec![buffer("b", 2, true), template()]).pods.is_empty());
         assert!(built(CoreVersion::new(1, 13, 0), true, vec![buffer("b", 2, true), template()]).pods.is_empty());
