@@ -456,7 +456,7 @@ impl Judge<'_> {
         }
         if text.ends_with("has buffer pods") {
             // v1.14.0+ `emptiness.go`: the provisioner's last pass put capacity buffers' virtual
-            // pods on the node; the replay runs its own pass (`World::hosts_buffer_pods`).
+            // pods on the node; the replay runs its own pass (`method/emptiness.rs` `buffer_hosts`).
             return (
                 Likely::Setting,
                 "Karpenter's provisioner put CapacityBuffer virtual pods on this node; the replay's own provisioning \

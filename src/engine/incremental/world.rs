@@ -104,6 +104,9 @@ pub struct World<'c, 'a> {
     /// Per node, whether the provisioner's pass puts a capacity buffer's virtual pod on it
     /// (computed when first asked, by `method/emptiness.rs` `buffer_hosts`).
     buffer_hosts: std::cell::OnceCell<Vec<bool>>,
+    /// The keys (`ns/name`) of the capacity buffers' virtual pods, to tell them apart in a
+    /// simulation's moves (built when first asked).
+    virtual_pod_keys: std::cell::OnceCell<HashSet<String>>,
     /// The deleting nodes' movers (by address) whose fit pins a hostname, once asked.
     pinned_movers: std::cell::OnceCell<HashSet<usize>>,
     universes: RefCell<HashMap<String, Rc<BTreeSet<String>>>>,
@@ -330,6 +333,7 @@ impl<'c, 'a> World<'c, 'a> {
             deleting_movers: std::cell::OnceCell::new(),
             shared_queue: std::cell::OnceCell::new(),
             buffer_hosts: std::cell::OnceCell::new(),
+            virtual_pod_keys: std::cell::OnceCell::new(),
             pinned_movers: std::cell::OnceCell::new(),
             universes: RefCell::default(),
             spread_domains: RefCell::default(),
@@ -467,6 +471,16 @@ impl<'c, 'a> World<'c, 'a> {
     /// The per-node answer of `method/emptiness.rs` `buffer_hosts`, kept for the round.
     pub(in crate::engine) fn buffer_hosts_cell(&self) -> &std::cell::OnceCell<Vec<bool>> {
         &self.buffer_hosts
+    }
+
+    /// Whether the pod a simulation's move names (`ns/name`) is a capacity buffer's virtual pod.
+    pub(in crate::engine) fn is_virtual_pod(&self, key: &str) -> bool {
+        let virtual_pods = &self.cluster.snapshot.virtual_pods;
+        !virtual_pods.is_empty()
+            && self
+                .virtual_pod_keys
+                .get_or_init(|| virtual_pods.iter().map(|p| p.metadata.key()).collect())
+                .contains(key)
     }
 
     pub(in crate::engine) fn shared_queue(&self) -> &[queue::Keyed<'a>] {

@@ -94,9 +94,8 @@ fn buffer_hosts<'w>(world: &'w crate::engine::scheduling::World<'_, '_>) -> &'w 
         if virtual_pods.is_empty() || crate::engine::scheduling::scheduler_error(world).is_some() {
             return hosts;
         }
-        let keys: std::collections::HashSet<String> = virtual_pods.iter().map(|p| p.metadata.key()).collect();
         let results = crate::engine::scheduling::simulate(world, &[], crate::engine::scheduling::Options::default());
-        for m in results.moves.iter().filter(|m| keys.contains(&m.pod)) {
+        for m in results.moves.iter().filter(|m| world.is_virtual_pod(&m.pod)) {
             if let crate::engine::scheduling::Destination::Existing(node) = &m.to {
                 if let Some(&at) = world.cluster.node_index.get(node.as_str()) {
                     hosts[at] = true;

@@ -378,9 +378,8 @@ pub(super) fn buffer_pods_placed(world: &World<'_, '_>, results: &Results) -> Op
     if virtual_pods.is_empty() {
         return None;
     }
-    let keys: std::collections::HashSet<String> = virtual_pods.iter().map(|p| p.metadata.key()).collect();
     let (mut on_new, mut nowhere) = (0usize, 0usize);
-    for m in results.moves.iter().filter(|m| keys.contains(&m.pod)) {
+    for m in results.moves.iter().filter(|m| world.is_virtual_pod(&m.pod)) {
         match m.to {
             Destination::New(_) => on_new += 1,
             Destination::Nowhere => nowhere += 1,
