@@ -7,6 +7,7 @@
 # `timeout`, RUNS times (alternating with BASE_BIN's runs when it is given; medians reported):
 #
 #   load      score nodepool/<none>      read and decode the file, index the cluster, stop
+#   load-yaml the same on the cluster's YAML twin (`snapshot -o yaml` of it, made once)
 #   plan      plan -o json
 #   explain   explain <a busy node> -o json
 #   score     score nodepool/<a pool> -o json
@@ -51,7 +52,7 @@ EXTRA="${EXTRA:-1}"
 EXTRA_NODES="${EXTRA_NODES:-2000}"
 WALK_NODES="${WALK_NODES:-5000}"
 BASE_BIN="${BASE_BIN:-}"
-COMMANDS="${COMMANDS:-load plan explain score budgets pdb-audit snapshot snapshot-redact forecast live}"
+COMMANDS="${COMMANDS:-load load-yaml plan explain score budgets pdb-audit snapshot snapshot-redact forecast live}"
 if [ "$#" -gt 0 ]; then sizes=("$@"); else sizes=(1000 5000 10000); fi
 mkdir -p "$WORK"
 
@@ -123,6 +124,9 @@ for cluster in "${clusters[@]}"; do
   for command in $COMMANDS; do
     case "$command" in
       load) args=(--snapshot "$file" score nodepool/bench-no-such-pool) ;;
+      load-yaml) yaml="${file%.json}.yaml"
+                 [ -s "$yaml" ] || "$bin" --snapshot "$file" snapshot -o yaml >"$yaml"
+                 args=(--snapshot "$yaml" score nodepool/bench-no-such-pool) ;;
       plan) args=(--snapshot "$file" plan -o json) ;;
       explain) args=(--snapshot "$file" explain "$node" -o json) ;;
       score) args=(--snapshot "$file" score "nodepool/$pool" -o json) ;;
@@ -152,7 +156,7 @@ for cluster in "${clusters[@]}"; do
         case "$rc" in
           0) st="ok" ;;
           124) st="did not finish in ${TIMEOUT} s"; timed_out[$which/$command]="${label} ${nodes}" ;;
-          *) if [[ "$command" = load || "$command" = live ]] && grep -qE 'not in the snapshot|not_found|not found' "$WORK/$command.log"; then st="ok"
+          *) if [[ "$command" = load || "$command" = load-yaml || "$command" = live ]] && grep -qE 'not in the snapshot|not_found|not found' "$WORK/$command.log"; then st="ok"
              else st="failed (exit $rc): $(head -c 160 "$WORK/$command.log" | tr '\n|' '  ')"; fi ;;
         esac
         walls[$which]+="$secs "; cpus[$which]+="$cpu "; peaks[$which]+="$peak "; status[$which]="$st"
@@ -192,6 +196,7 @@ report() {
   echo "  binaries alternating; wall and CPU (user + system) time and peak RSS from \`/usr/bin/time\`"
   echo
   echo "\`load\` is \`score nodepool/<none>\`: read and decode the file, index the cluster, stop at \"not found\"."
+  echo "\`load-yaml\` is the same on the cluster's YAML twin (\`snapshot -o yaml\` of its JSON)."
   echo "\`live\` is the same through the loopback API server \`examples/apiserver\` serves the file from"
   echo "(its own CPU is not counted). \`s / 1k nodes\` is wall time per 1,000 nodes: flat when a command"
   echo "scales linearly, growing with the size when it does not."

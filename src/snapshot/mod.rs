@@ -23,6 +23,7 @@ mod stream;
 mod time;
 mod validate;
 mod workloads;
+mod yaml_events;
 mod yaml_options;
 mod yaml_stream;
 
@@ -146,6 +147,16 @@ impl Snapshot {
     /// ([`Snapshot::from_documents`]) then. Otherwise the answer that path gives, the snapshot
     /// or its first error.
     pub fn from_yaml(text: &str, options: serde_saphyr::Options) -> Option<Result<Snapshot, DecodeError>> {
+        // The parser's events read here first (two thirds of serde-saphyr's time is its own
+        // layer); any shape that reader leaves, serde-saphyr's streaming path decides.
+        if let Some(answer) = yaml_events::decode_text(text, &options) {
+            #[cfg(debug_assertions)]
+            {
+                let slow = yaml_stream::decode_text(text, options);
+                assert_eq!(slow.as_ref(), Some(&answer), "the YAML event reader and serde-saphyr disagree on:\n{text}");
+            }
+            return Some(answer);
+        }
         yaml_stream::decode_text(text, options)
     }
 

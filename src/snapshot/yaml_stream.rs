@@ -42,16 +42,16 @@ pub(super) fn decode_text(text: &str, options: serde_saphyr::Options) -> Option<
 
 /// What the documents of one stream went into.
 #[derive(Default)]
-struct Sink {
-    builder: Builder,
+pub(super) struct Sink {
+    pub(super) builder: Builder,
     /// The first object that failed to decode; later ones are parsed, not decoded.
-    failed: Option<DecodeError>,
+    pub(super) failed: Option<DecodeError>,
     /// Documents seen so far (serde-saphyr skips empty ones, as the whole-stream path does).
-    documents: usize,
+    pub(super) documents: usize,
 }
 
 impl Sink {
-    fn add(&mut self, value: Value, index: usize, item_path: &[usize]) {
+    pub(super) fn add(&mut self, value: Value, index: usize, item_path: &[usize]) {
         if self.failed.is_none() {
             self.failed = self.builder.add_value(value, index, item_path).err();
         }
@@ -159,13 +159,13 @@ impl<'de> Visitor<'de> for TopMapping<'_> {
 
 /// Whether an object whose fields so far are `fields` may turn out to be a List: not one of
 /// ours (our InstanceTypes document keeps its `items`), and no `kind` yet or a `…List` one.
-fn may_be_list(fields: &Map<String, Value>) -> bool {
+pub(super) fn may_be_list(fields: &Map<String, Value>) -> bool {
     text(fields, "apiVersion") != API_VERSION
         && fields.get("kind").is_none_or(|_| text(fields, "kind").ends_with("List"))
 }
 
 /// A field's text, `""` when it is absent or no string (as the whole-stream decoder reads it).
-fn text<'f>(fields: &'f Map<String, Value>, name: &str) -> &'f str {
+pub(super) fn text<'f>(fields: &'f Map<String, Value>, name: &str) -> &'f str {
     fields.get(name).and_then(Value::as_str).unwrap_or_default()
 }
 
@@ -174,7 +174,7 @@ struct FirstKey;
 
 /// The key `serde_json` (feature `raw_value`) reads as "the value is JSON text": `Value` then
 /// parses the value, which is not a mapping any more; the whole-stream path decides that one.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(super) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl<'de> DeserializeSeed<'de> for FirstKey {
     type Value = String;
