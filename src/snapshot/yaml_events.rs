@@ -11,8 +11,8 @@
 //! It reads only the plain shape snapshots and manifests have: untagged, unanchored nodes,
 //! mappings at the top of every document, string keys. It gives up (`None`) on anything else —
 //! a parser error, an alias, an anchor, a tag, a merge key, a duplicate key, a key that is not
-//! surely a string, an empty or non-mapping document, nesting past half of
-//! [`super::MAX_DEPTH`] — and the caller then takes serde-saphyr's path, so every diagnostic and
+//! surely a string, an empty or non-mapping document, a `%YAML` directive, nesting past half
+//! of [`super::MAX_DEPTH`] — and the caller then takes serde-saphyr's path, so every diagnostic and
 //! every unusual construct is decided where it always was. A plain scalar whose type is not
 //! obvious from its first bytes (anything starting with a sign, a dot or a digit that is not a
 //! plain decimal, and the words a float parser may read) is resolved by serde-saphyr itself,
@@ -99,7 +99,8 @@ impl<'t> Reader<'t, '_> {
         loop {
             match self.next()? {
                 Event::StreamEnd => return Some(()),
-                Event::DocumentStart(..) => {
+                // A `%YAML` directive may change how serde-saphyr reads the document.
+                Event::DocumentStart(_, None) => {
                     let Event::MappingStart(_, 0, None) = self.next()? else { return None };
                     let index = sink.documents;
                     sink.documents += 1;
@@ -483,6 +484,7 @@ mod tests {
             format!("{node}---\nhello\n"),
             format!("{node}  labels: [b\n"),
             format!("{node}  annotations: {{x: .inf}}\n"),
+            format!("%YAML 1.2\n---\n{node}"),
         ] {
             let text = &text;
             assert!(decode_text(text, &yaml_options(text)).is_none(), "{text}");
