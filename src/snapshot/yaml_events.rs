@@ -65,12 +65,14 @@ fn options_are_the_projects(options: &serde_saphyr::Options) -> bool {
 /// The parser's settings as serde-saphyr derives them from `options` (`Options::parser_options`):
 /// the same input is accepted or refused by both.
 fn parser_options(options: &serde_saphyr::Options) -> granit_parser::Options {
+    let default_budget = serde_saphyr::Budget::default();
+    let budget = options.budget.as_ref().unwrap_or(&default_budget);
     let mut parser = granit_parser::Options::default();
-    if let Some(budget) = &options.budget {
-        parser.simple_key_max_lookahead = budget.simple_key_max_lookahead;
-        parser.flow_nesting_limit = budget.flow_nesting_limit;
-        parser.block_nesting_limit = parser.block_nesting_limit.max(budget.max_depth.saturating_add(1));
-    }
+    parser.simple_key_max_lookahead = budget.simple_key_max_lookahead;
+    parser.flow_nesting_limit = budget.flow_nesting_limit;
+    parser.block_nesting_limit = parser.block_nesting_limit.max(budget.max_depth.saturating_add(1));
+    parser.max_buffered_comment_events = budget.max_buffered_comment_events;
+    parser.emit_comments = options.emit_comments;
     parser.strict_indentation = options.strict_indentation;
     parser.bom_inside_document_as_content = options.bom_inside_document_as_content;
     parser
