@@ -60,6 +60,7 @@ fn options_are_the_projects(options: &serde_saphyr::Options) -> bool {
         && !options.no_schema
         && !options.angle_conversions
         && matches!(options.duplicate_keys, serde_saphyr::DuplicateKeyPolicy::Error)
+        && matches!(options.require_indent, serde_saphyr::RequireIndent::Unchecked)
 }
 
 /// The parser's settings as serde-saphyr derives them from `options` (`Options::parser_options`):
