@@ -320,15 +320,6 @@ impl<'t> Object<'t> {
         }
     }
 
-    /// The name of item `index` of the object's `items`, when it is a value (a parsed YAML
-    /// document: its errors are placed by name, not offset).
-    fn item_name(&self, index: usize) -> Option<String> {
-        match self {
-            Object::Value(v) => v.pointer(&format!("/items/{index}/name")).and_then(Value::as_str).map(str::to_owned),
-            Object::Raw { .. } => None,
-        }
-    }
-
     /// Deserialises the object (or its `items` for our InstanceTypes document).
     fn decode<T: DeserializeOwned>(self, items: bool) -> Result<T, (String, String, Option<usize>)> {
         // A list's field path starts at its `items` (`items[1].offerings[0].price`): the place
@@ -769,13 +760,14 @@ fn typed_unnamed<T: DeserializeOwned>(
 ) -> Result<T, DecodeError> {
     // The names of a parsed list's items (a handful: the catalogue), read before decoding takes
     // the object, so that a failing `items[3].…` names its item and is found by that name.
-    let names: Option<Vec<Option<String>>> = (items && matches!(object, Object::Value(_))).then(|| {
-        let count = match &object {
-            Object::Value(v) => v.get("items").and_then(Value::as_array).map_or(0, Vec::len),
-            Object::Raw { .. } => 0,
-        };
-        (0..count).map(|i| object.item_name(i)).collect()
-    });
+    // (A raw JSON object's errors are placed by offset instead.)
+    let names: Option<Vec<Option<String>>> = match &object {
+        Object::Value(v) if items => v
+            .get("items")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().map(|item| item.get("name").and_then(Value::as_str).map(str::to_owned)).collect()),
+        _ => None,
+    };
     object.decode(items).map_err(|(field, message, offset)| {
         let item = field
             .strip_prefix("items[")

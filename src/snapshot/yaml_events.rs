@@ -42,11 +42,7 @@ pub(super) fn decode_text(text: &str, options: &serde_saphyr::Options) -> Option
         Reader { events: granit_parser::Parser::new_from_str_with_options(text, parser_options(options)), options };
     let mut sink = Sink::default();
     reader.stream(&mut sink)?;
-    if let Some(failed) = sink.failed {
-        return Some(Err(failed));
-    }
-    let snapshot = sink.builder.finish();
-    Some(super::validate::validate(&snapshot).map(|()| snapshot))
+    Some(sink.finish())
 }
 
 /// The scalar rules below are serde-saphyr's under these settings only (property interpolation
@@ -234,22 +230,10 @@ impl<'t> Reader<'t, '_> {
     }
 }
 
+/// Comments are emitted as serde-saphyr has the parser emit them (`parser_options`) and carry
+/// no data; any other event the reader does not know reaches the node walk, which gives up.
 fn is_comment(event: &Event<'_>) -> bool {
-    !matches!(
-        event,
-        Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentStart(..)
-            | Event::DocumentEnd
-            | Event::Alias(_)
-            | Event::Anchor(..)
-            | Event::UnresolvedAlias(_)
-            | Event::Scalar(..)
-            | Event::SequenceStart(..)
-            | Event::SequenceEnd
-            | Event::MappingStart(..)
-            | Event::MappingEnd
-    )
+    matches!(event, Event::Comment(..))
 }
 
 /// What a plain scalar is, by serde-saphyr's typeless rules (`deserialize_any`: null, then

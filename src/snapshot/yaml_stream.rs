@@ -33,19 +33,15 @@ pub(super) fn decode_text(text: &str, options: serde_saphyr::Options) -> Option<
     let parsed = serde_saphyr::from_str_multiple_with_options::<Document, Vec<Document>>(text, options);
     let sink = lent.take()?;
     parsed.ok()?;
-    if let Some(failed) = sink.failed {
-        return Some(Err(failed));
-    }
-    let snapshot = sink.builder.finish();
-    Some(super::validate::validate(&snapshot).map(|()| snapshot))
+    Some(sink.finish())
 }
 
 /// What the documents of one stream went into.
 #[derive(Default)]
 pub(super) struct Sink {
-    pub(super) builder: Builder,
+    builder: Builder,
     /// The first object that failed to decode; later ones are parsed, not decoded.
-    pub(super) failed: Option<DecodeError>,
+    failed: Option<DecodeError>,
     /// Documents seen so far (serde-saphyr skips empty ones, as the whole-stream path does).
     pub(super) documents: usize,
 }
@@ -55,6 +51,16 @@ impl Sink {
         if self.failed.is_none() {
             self.failed = self.builder.add_value(value, index, item_path).err();
         }
+    }
+
+    /// The answer once the whole stream is read: the first object that failed, else the
+    /// snapshot, validated.
+    pub(super) fn finish(self) -> Result<Snapshot, DecodeError> {
+        if let Some(failed) = self.failed {
+            return Err(failed);
+        }
+        let snapshot = self.builder.finish();
+        super::validate::validate(&snapshot).map(|()| snapshot)
     }
 }
 
