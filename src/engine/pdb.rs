@@ -211,8 +211,15 @@ impl<'a> Limits<'a> {
     ///
     /// Mirrors karpenter `pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable` / `isFullyBlocked`.
     pub fn is_currently_reschedulable(&self, pod: &Pod, now: Timestamp) -> bool {
-        let fully_blocked = self.block(pod, now, Blocker::FullyBlocking).is_some();
-        pod::is_reschedulable(pod) && pod::is_disruptable(pod, now, self.durations) && !fully_blocked
+        self.is_currently_reschedulable_given(pod, now, pod::is_reschedulable(pod))
+    }
+
+    /// [`Self::is_currently_reschedulable`] of a pod whose [`pod::is_reschedulable`] the
+    /// caller already knows.
+    pub fn is_currently_reschedulable_given(&self, pod: &Pod, now: Timestamp, reschedulable: bool) -> bool {
+        reschedulable
+            && pod::is_disruptable(pod, now, self.durations)
+            && self.block(pod, now, Blocker::FullyBlocking).is_none()
     }
 }
 

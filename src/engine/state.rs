@@ -367,6 +367,13 @@ impl<'a> Cluster<'a> {
         table.facts_of(position_in(&self.snapshot.pods, pod)?)
     }
 
+    /// [`pod::is_reschedulable`] of the pod as written (its own phase and deletion, not the
+    /// round's status), with the fixed facts from the table when there is one.
+    pub(crate) fn is_reschedulable_as_written(&self, p: &Pod) -> bool {
+        self.facts(p)
+            .map_or_else(|| pod::is_reschedulable(p), |f| f.is_reschedulable(pod::is_active(p), pod::is_terminating(p)))
+    }
+
     /// [`pod::is_reschedulable`], from the table when there is one.
     pub(crate) fn is_reschedulable(&self, p: &Pod) -> bool {
         match (self.facts(p), self.status_of(p)) {

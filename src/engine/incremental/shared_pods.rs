@@ -157,7 +157,9 @@ impl<'a> Simulation<'_, '_, 'a> {
         let key = std::ptr::from_ref(filter) as usize;
         let mut seen = tracker.seen_filters.borrow_mut();
         let moved = tracker.moved.len();
-        let (selects, asked) = *seen.entry(key).or_insert_with(|| (self.gone.any_matching(filter), 0));
+        let (selects, asked) = *seen
+            .entry(key)
+            .or_insert_with(|| (self.gone.iter().any(|&i| self.world.pods_on(i).any_matching(filter)), 0));
         if selects || asked == moved {
             return selects;
         }

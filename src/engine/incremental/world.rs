@@ -80,6 +80,9 @@ pub struct World<'c, 'a> {
     /// Per node (computed when first asked): the pods that could move but that a
     /// do-not-disrupt annotation or a fully blocking PDB keeps in place, by address.
     held: Vec<std::cell::OnceCell<HashSet<usize>>>,
+    /// Per node (built when first asked): its pods in place, indexed like `pods`, which every
+    /// simulation with the node among its candidates takes out of the topology counts.
+    pods_on: Vec<std::cell::OnceCell<PodIndex<'a>>>,
     /// Per pod, its requests; pods of one workload share one map.
     requests: PodRequests<'a>,
     /// Per pod, its host ports once asked.
@@ -118,7 +121,7 @@ pub struct World<'c, 'a> {
     /// Per controller (kind/namespace/name) and pass: pods already judged, with their fit. A
     /// sibling with the same selector, affinity and tolerations shares it without the
     /// fingerprint (formatting it is most of the cost of a fit).
-    sibling_fits: RefCell<HashMap<String, Siblings<'a>>>,
+    sibling_fits: RefCell<HashMap<SiblingKey<'a>, Siblings<'a>>>,
     /// Per pod with topology terms, and shared by pods with the same terms.
     pod_terms: RefCell<HashMap<usize, Rc<PodTerms>>>,
     /// A forecast's terms per pod position, kept across rounds (see `world_memo.rs`).
@@ -154,6 +157,14 @@ type CountsMemo = HashMap<String, HashMap<String, Rc<BTreeMap<String, i64>>>>;
 
 /// Pods of one controller already judged, each with its fit.
 type Siblings<'a> = Vec<(&'a Pod, Rc<PodFit>)>;
+
+/// Whether every alternative pins `kubernetes.io/hostname` ([`PodFit::pins_hostname`]).
+fn pins_hostname(requirements: &[Requirements]) -> bool {
+    requirements.iter().all(|r| r.get(HOSTNAME).is_some())
+}
+
+/// A controller's kind, namespace and name ([`sibling_key`]).
+type SiblingKey<'a> = (&'a str, &'a str, &'a str);
 
 /// The active pods on existing nodes, indexed for topology counts, and the label keys the
 /// index keeps. Built from the cluster alone (see [`World::with_pods_in_place`]).
@@ -191,13 +202,20 @@ pub struct PodFit {
     /// zones and the heaviest preferred term.
     pub requirements: Rc<[Requirements]>,
     pub fits: FitList,
+    /// [`Self::pins_hostname`], worked out once: every simulation asks it of every bound pod.
+    pins_hostname: bool,
 }
 
 impl PodFit {
+    fn new(requirements: Rc<[Requirements]>, fits: FitList) -> Self {
+        let pins_hostname = pins_hostname(&requirements);
+        PodFit { requirements, fits, pins_hostname }
+    }
+
     /// Whether every alternative pins `kubernetes.io/hostname`: the first condition for a pod
     /// to land nowhere once its named nodes are removed (`Simulation::doomed`).
     pub fn pins_hostname(&self) -> bool {
-        self.requirements.iter().all(|r| r.get(HOSTNAME).is_some())
+        self.pins_hostname
     }
 }
 
@@ -308,6 +326,7 @@ impl<'c, 'a> World<'c, 'a> {
             Some(Arc::clone(&selector_keys)),
         );
         let held = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
+        let pods_on = cluster.nodes.iter().map(|_| std::cell::OnceCell::new()).collect();
         let mut world = World {
             cluster,
             settings,
@@ -322,6 +341,7 @@ impl<'c, 'a> World<'c, 'a> {
             deleting,
             limits,
             held,
+            pods_on,
             requests,
             host_ports: HostPortTable::new(&cluster.snapshot.pods),
             pods,
@@ -449,16 +469,27 @@ impl<'c, 'a> World<'c, 'a> {
         })
     }
 
+    /// The pods in place on node `i`, indexed for the topology counts: a simulation with the
+    /// node among its candidates subtracts those its filters select. Built once per world, not
+    /// once per simulation: a round simulates each candidate at least once, MultiNode many
+    /// times over.
+    pub(in crate::engine) fn pods_on(&self, i: usize) -> &PodIndex<'a> {
+        self.pods_on[i].get_or_init(|| {
+            PodIndex::new(self.nodes[i].pods.iter().map(|p| (i, *p)), Some(Arc::clone(&self.selector_keys)))
+        })
+    }
+
     /// The reschedulable pods of node `i` that a do-not-disrupt annotation or a fully blocking
     /// PDB keeps in place (`pdb.go IsCurrentlyReschedulable`), whether or not the version
     /// leaves them out of the simulation.
     pub(in crate::engine) fn held_by_pdb_or_annotation(&self, i: usize) -> impl Iterator<Item = &'a Pod> + '_ {
         let cluster = self.cluster;
-        cluster.nodes[i]
-            .pods
-            .iter()
-            .copied()
-            .filter(move |p| cluster.is_reschedulable(p) && !self.limits.is_currently_reschedulable(p, cluster.now))
+        cluster.nodes[i].pods.iter().copied().filter(move |p| {
+            // The table's facts spare reading every owner reference again: the limits
+            // are asked of the pod as written, as the PDB check always was.
+            cluster.is_reschedulable(p)
+                && !self.limits.is_currently_reschedulable_given(p, cluster.now, cluster.is_reschedulable_as_written(p))
+        })
     }
 
     /// A pod's effective requests (computed once for the snapshot's pods).
@@ -493,7 +524,7 @@ impl<'c, 'a> World<'c, 'a> {
     pub(in crate::engine) fn is_pinned_mover(&self, pod: &Pod) -> bool {
         let pinned = self.pinned_movers.get_or_init(|| {
             let movers = self.deleting_movers().iter().flatten();
-            movers.filter(|p| self.pod_fit(p).pins_hostname()).map(|p| address(p)).collect()
+            movers.filter(|p| self.pins_hostname(p)).map(|p| address(p)).collect()
         });
         pinned.contains(&address(pod))
     }
@@ -548,32 +579,47 @@ impl<'c, 'a> World<'c, 'a> {
     /// The fit of a pod of the snapshot: its key kept across a forecast's rounds when there
     /// is a memo (the key is its formatted requirements, most of a fit's cost).
     fn fit_of_snapshot_pod(&self, pod: &Pod) -> Rc<PodFit> {
-        let kept = self
-            .kept_fit_keys
-            .as_ref()
-            .zip(crate::engine::incremental::pod_table::position_in(&self.cluster.snapshot.pods, pod));
-        let Some((kept, at)) = kept else { return self.fit_by_fingerprint(pod) };
+        match self.kept_fit_key(pod) {
+            Some(key) => self.fit_for(&key, pod),
+            None => self.fit_by_fingerprint(pod),
+        }
+    }
+
+    /// A snapshot pod's fit key as a forecast keeps it across rounds (worked out and kept on
+    /// first ask); `None` without a memo, or for a pod not of the snapshot.
+    fn kept_fit_key(&self, pod: &Pod) -> Option<Rc<FitKey>> {
+        let kept = self.kept_fit_keys.as_ref()?;
+        let at = crate::engine::incremental::pod_table::position_in(&self.cluster.snapshot.pods, pod)?;
         let known = kept.borrow().get(at).and_then(Option::clone);
         debug_assert!(
             known.as_ref().is_none_or(|k| k.fingerprint == FitKey::new(pod, self.cluster).fingerprint),
             "pod {} kept a fit key its spec no longer gives",
             pod.metadata.key()
         );
-        let key = known.unwrap_or_else(|| {
+        Some(known.unwrap_or_else(|| {
             let key = Rc::new(FitKey::new(pod, self.cluster));
             if let Some(slot) = kept.borrow_mut().get_mut(at) {
                 *slot = Some(Rc::clone(&key));
             }
             key
-        });
-        self.fit_for(&key, pod)
+        }))
+    }
+
+    /// [`PodFit::pins_hostname`] of the pod's fit, without building the fit when a forecast
+    /// kept the pod's key: every decision-only simulation asks it of every bound pod it
+    /// queues, most of which it never places.
+    pub(in crate::engine) fn pins_hostname(&self, pod: &'a Pod) -> bool {
+        match self.kept_fit_key(pod) {
+            Some(key) => key.pins_hostname,
+            None => self.pod_fit(pod).pins_hostname(),
+        }
     }
 
     fn fit_for(&self, key: &FitKey, pod: &Pod) -> Rc<PodFit> {
         let known = self.shared_fits.borrow().get(&key.fingerprint).cloned();
         known.unwrap_or_else(|| {
             let fits = self.static_fits(pod, &key.requirements, &key.fingerprint);
-            let fit = Rc::new(PodFit { requirements: Rc::clone(&key.requirements), fits });
+            let fit = Rc::new(PodFit::new(Rc::clone(&key.requirements), fits));
             self.shared_fits.borrow_mut().insert(key.fingerprint.clone(), Rc::clone(&fit));
             fit
         })
@@ -804,18 +850,15 @@ impl<'c, 'a> World<'c, 'a> {
 }
 
 /// `Kind/namespace/name` of the pod's controller.
-fn controller_key(pod: &Pod) -> Option<String> {
-    let owner = pod.metadata.controller()?;
-    Some(format!("{}/{}/{}", owner.kind, pod.metadata.namespace(), owner.name))
-}
-
-/// The pod's controller, for pods whose placement inputs come from one template; `None` for
-/// pods with persistent volume claims (each claim has its own zone).
-fn sibling_key(pod: &Pod) -> Option<String> {
+/// The pod's controller (kind, namespace, name), for pods whose placement inputs come from
+/// one template; `None` for pods with persistent volume claims (each claim has its own zone).
+/// Borrowed from the pod: every pod of every candidate asks it once per round.
+fn sibling_key(pod: &Pod) -> Option<SiblingKey<'_>> {
     if crate::engine::scheduling::volume_topology::has_claims(pod) {
         return None;
     }
-    controller_key(pod)
+    let owner = pod.metadata.controller()?;
+    Some((owner.kind.as_str(), pod.metadata.namespace(), owner.name.as_str()))
 }
 
 /// Whether two pods have the same node selector, node affinity and tolerations: what their

@@ -5,7 +5,7 @@
 //! `Offerings.Compatible`, `InstanceTypes.OrderByPrice`) and `scheduling/nodeclaim.go`
 //! (`compatible`, `fits`).
 
-use super::requirements::Requirements;
+use super::requirements::{Requirement, Requirements};
 use crate::engine::labels::{CAPACITY_TYPE, INSTANCE_TYPE, RESERVATION_ID, ZONE};
 use crate::quantity::Quantity;
 use crate::snapshot::{InstanceType, Offering, Resources};
@@ -59,9 +59,31 @@ const AWS_INSTANCE_LABEL: &str = "karpenter.k8s.aws/instance-";
 /// Whether an offering's zone, capacity type and (for a NodeClaim pinned to its reservations)
 /// reservation ID satisfy the requirements.
 pub fn offering_compatible(o: &Offering, reqs: &Requirements) -> bool {
-    reqs.get(ZONE).is_none_or(|r| r.allows(&o.zone))
-        && reqs.get(CAPACITY_TYPE).is_none_or(|r| r.allows(&o.capacity_type))
-        && reqs.get(RESERVATION_ID).is_none_or(|r| o.reservation_id.as_deref().is_some_and(|id| r.allows(id)))
+    OfferingRequirements::of(reqs).admit(o)
+}
+
+/// The requirements an offering is held to (zone, capacity type, reservation), looked up once
+/// for all the offerings asked about.
+struct OfferingRequirements<'r> {
+    zone: Option<&'r Requirement>,
+    capacity_type: Option<&'r Requirement>,
+    reservation_id: Option<&'r Requirement>,
+}
+
+impl<'r> OfferingRequirements<'r> {
+    fn of(reqs: &'r Requirements) -> Self {
+        OfferingRequirements {
+            zone: reqs.get(ZONE),
+            capacity_type: reqs.get(CAPACITY_TYPE),
+            reservation_id: reqs.get(RESERVATION_ID),
+        }
+    }
+
+    fn admit(&self, o: &Offering) -> bool {
+        self.zone.is_none_or(|r| r.allows(&o.zone))
+            && self.capacity_type.is_none_or(|r| r.allows(&o.capacity_type))
+            && self.reservation_id.is_none_or(|r| o.reservation_id.as_deref().is_some_and(|id| r.allows(id)))
+    }
 }
 
 /// Capacity minus kube/system reserved and eviction thresholds.
@@ -78,9 +100,15 @@ pub fn allocatable(it: &InstanceType) -> Resources {
 ///
 /// Mirrors karpenter `pkg/cloudprovider/types.go` `InstanceTypes.OrderByPrice`.
 pub fn sort_by_cheapest(types: &mut [&InstanceType], reqs: &Requirements) {
+    let offerings = OfferingRequirements::of(reqs);
     let price = |it: &InstanceType| {
-        crate::engine::pricing::cheapest_price(it.offerings.iter().filter(|o| offering_compatible(o, reqs)))
-            .unwrap_or(f64::MAX)
+        crate::engine::pricing::cheapest_price(it.offerings.iter().filter(|o| offerings.admit(o))).unwrap_or(f64::MAX)
     };
-    types.sort_by(|a, b| price(a).total_cmp(&price(b)).then_with(|| a.name.cmp(&b.name)));
+    // Each type's price once, not once per comparison: a new NodeClaim sorts hundreds of types
+    // at every pod it takes.
+    let mut priced: Vec<(f64, &InstanceType)> = types.iter().map(|it| (price(it), *it)).collect();
+    priced.sort_by(|(pa, a), (pb, b)| pa.total_cmp(pb).then_with(|| a.name.cmp(&b.name)));
+    for (slot, (_, it)) in types.iter_mut().zip(priced) {
+        *slot = it;
+    }
 }

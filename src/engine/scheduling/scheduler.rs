@@ -92,8 +92,9 @@ pub(in crate::engine) struct Simulation<'w, 'c, 'a> {
     pub(in crate::engine) options: Options,
     /// Indexed like the cluster's nodes: candidates and deleting nodes.
     pub(in crate::engine) excluded: Vec<bool>,
-    /// Pods in place on the candidates (excluded, not deleting): they leave their domains.
-    pub(in crate::engine) gone: PodIndex<'a>,
+    /// The candidates that are not deleting: their pods in place leave their domains. Their
+    /// indexes (`World::pods_on`) are built only when a topology count asks.
+    pub(in crate::engine) gone: Vec<usize>,
     /// Pods this simulation placed, and those of them with required anti-affinity.
     pub(in crate::engine) landed: PodIndex<'a, Landing>,
     pub(in crate::engine) landed_anti: Vec<(Landing, Rc<PodTerms>, &'a Pod)>,
@@ -152,10 +153,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
             world,
             options,
             excluded,
-            gone: PodIndex::new(
-                gone.flat_map(|&i| world.nodes[i].pods.iter().map(move |p| (i, *p))),
-                Some(Arc::clone(&world.selector_keys)),
-            ),
+            gone: gone.copied().collect(),
             landed: PodIndex::new([], Some(Arc::clone(&world.selector_keys))),
             landed_anti: Vec::new(),
             placed: HashMap::new(),
@@ -300,7 +298,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     fn doomed(&self, pod: &'a Pod) -> bool {
         // Relaxing only drops constraints, so a pod is pinned after it only if every
         // alternative names the hostname before it: the memoised fit answers most pods.
-        if !self.world.pod_fit(pod).pins_hostname() {
+        if !self.world.pins_hostname(pod) {
             return false;
         }
         self.world.relaxed_pins(pod).is_some_and(|ps| ps.iter().all(|&p| self.excluded[self.world.order[p]]))
@@ -363,7 +361,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// [`Self::doomed`], asked once per pod and simulation.
     fn doomed_memo(&mut self, pod: &'a Pod) -> bool {
         // Most pods pin no hostname: their memoised fit says so without a memo of this one.
-        if !self.world.pod_fit(pod).pins_hostname() {
+        if !self.world.pins_hostname(pod) {
             return false;
         }
         let key = crate::engine::incremental::pod_requests::address(pod);
@@ -456,7 +454,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
         let (cpu, memory) = (milli("cpu"), milli("memory"));
         let universe = world.universe(ZONE);
         let zones = rules.allowed_values(ZONE, &universe);
-        for i in fit.fits.with_room(cpu, memory, zones.as_ref()).map(|p| world.order[p]) {
+        for i in fit.fits.with_room([cpu, memory, milli("pods")], zones.as_ref()).map(|p| world.order[p]) {
             if self.excluded[i] || !self.has_room(i, cpu, memory) {
                 continue;
             }

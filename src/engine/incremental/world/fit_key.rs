@@ -14,12 +14,15 @@ use crate::snapshot::Pod;
 pub(crate) struct FitKey {
     pub(super) requirements: Rc<[Requirements]>,
     pub(super) fingerprint: String,
+    /// Whether every alternative pins `kubernetes.io/hostname` (`PodFit::pins_hostname`).
+    pub(super) pins_hostname: bool,
 }
 
 impl FitKey {
     pub(super) fn new(pod: &Pod, cluster: &Cluster<'_>) -> Self {
         let requirements = crate::engine::scheduling::pod_data::node_requirements(pod, cluster);
         let fingerprint = format!("{requirements:?}|{:?}", pod.spec.tolerations);
-        FitKey { requirements: requirements.into(), fingerprint }
+        let pins_hostname = super::pins_hostname(&requirements);
+        FitKey { requirements: requirements.into(), fingerprint, pins_hostname }
     }
 }

@@ -123,14 +123,14 @@ fn a_hostname_pinned_static_fit_is_what_a_full_scan_finds() {
     let world = World::new(&cluster);
     for p in &snap.pods {
         let fit = world.pod_fit(p);
-        let fast: Vec<usize> = fit.fits.with_room(0, 0, None).collect();
+        let fast: Vec<usize> = fit.fits.with_room([0, 0, 0], None).collect();
         let slow: Vec<usize> = (0..world.order.len())
             .filter(|&q| fit.requirements.iter().any(|r| world.nodes[world.order[q]].admits(r)))
             .collect();
         assert_eq!(fast, slow, "{}", p.metadata.name);
     }
     let a = snap.pods.iter().find(|p| p.metadata.name == "a").expect("a");
-    assert_eq!(world.pod_fit(a).fits.with_room(0, 0, None).count(), 2);
+    assert_eq!(world.pod_fit(a).fits.with_room([0, 0, 0], None).count(), 2);
 }
 
 #[test]

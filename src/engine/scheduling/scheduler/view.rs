@@ -66,7 +66,7 @@ impl View for Simulation<'_, '_, '_> {
                 delta.insert(domain.to_owned(), n);
             }
         };
-        for (i, _) in self.gone.matching(filter) {
+        for (i, _) in self.gone.iter().flat_map(|&i| self.world.pods_on(i).matching(filter)) {
             if let Some(domain) = self.world.node_domain(i, key).filter(|_| self.world.counts_on(i, filter)) {
                 add(domain, -1);
             }
