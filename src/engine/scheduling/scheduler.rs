@@ -297,7 +297,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
     /// could take (a claim's hostname is a placeholder, `NewNodeClaim`).
     fn doomed(&self, pod: &'a Pod) -> bool {
         // Relaxing only drops constraints, so a pod is pinned after it only if every
-        // alternative names the hostname before it: the memoised fit answers most pods.
+        // alternative names the hostname before it: the pod's requirements answer most pods.
         if !self.world.pins_hostname(pod) {
             return false;
         }
@@ -360,7 +360,7 @@ impl<'w, 'c, 'a> Simulation<'w, 'c, 'a> {
 
     /// [`Self::doomed`], asked once per pod and simulation.
     fn doomed_memo(&mut self, pod: &'a Pod) -> bool {
-        // Most pods pin no hostname: their memoised fit says so without a memo of this one.
+        // Most pods pin no hostname: their requirements say so without a memo of this one.
         if !self.world.pins_hostname(pod) {
             return false;
         }
