@@ -111,7 +111,6 @@ impl MaxTree {
 /// Whether `free` covers `need` in every dimension (a need of zero or less always is); the
 /// padding past the last position covers nothing ([`narrow`] never gives `i64::MIN`).
 fn covers(free: &Free, need: &Free) -> bool {
-    let room = |free: i64, want: i64| want <= 0 || free >= want;
     free[0] != EMPTY[0] && room(free[0], need[0]) && room(free[1], need[1]) && room(free[2], need[2])
 }
 
@@ -192,8 +191,8 @@ impl Iterator for InOrder<'_> {
 }
 
 /// Whether `free` covers `want`; a request of zero or less is never checked (as in `Fits`).
-pub(crate) fn room(free: i128, want: i128) -> bool {
-    want <= 0 || free >= want
+pub(crate) fn room<T: Ord + Default + Copy>(free: T, want: T) -> bool {
+    want <= T::default() || free >= want
 }
 
 #[cfg(test)]
